@@ -1,0 +1,208 @@
+"""Render a validated message spec to Python source through the jinja2 templates, then black."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import black
+import jinja2
+
+from .layout import Run, StructVersion, children_first, message_layouts
+from .spec import EMPTY_STRUCT, FieldSpec, MessageSpec, StructSpec, Versions, snake_case
+
+TEMPLATES = Path(__file__).parent / "templates"
+BLACK_MODE = black.Mode(line_length=100, target_versions={black.TargetVersion.PY310})
+PY_TYPES = {
+    "bool": "bool", "int8": "int", "int16": "int", "uint16": "int", "int32": "int", "uint32": "int",
+    "int64": "int", "float64": "float", "string": "str", "bytes": "bytes", "records": "bytes",
+    "uuid": "Uuid",
+}  # fmt: skip
+# Names the generated modules use themselves; a struct may not take them.
+RESERVED_NAMES = {"Uuid", "ClassVar", "DecodeError", "EncodeError", "UnsupportedVersionError"}
+
+
+def module_name(msg: MessageSpec) -> str:
+    return snake_case(msg.name)
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+    )
+    return env
+
+
+_ENV = None
+
+
+def environment() -> jinja2.Environment:
+    global _ENV
+    if _ENV is None:
+        _ENV = _environment()
+    return _ENV
+
+
+def default_expr(f: FieldSpec, fresh: bool = False) -> str:
+    """A Python expression equal to the field's default (a new object when mutable)."""
+    d = f.default
+    t = f.type
+    if d is None:
+        return "None"
+    if t.is_array:
+        return "[]"
+    if d is EMPTY_STRUCT:
+        return f"{t.name}()"
+    if t.name == "uuid":
+        return "Uuid.ZERO_UUID" if d == bytes(16) else f"Uuid({d!r})"
+    if t.name == "float64":
+        return f'float("{d!r}")' if d != d or d in (float("inf"), float("-inf")) else repr(d)
+    return repr(d)
+
+
+def dataclass_default(f: FieldSpec) -> str:
+    if f.default is None:
+        return "None"
+    if f.type.is_array:
+        return "_field(default_factory=list)"
+    if f.default is EMPTY_STRUCT:
+        return f"_field(default_factory={f.type.name})"
+    return default_expr(f)
+
+
+def annotation(f: FieldSpec) -> str:
+    t = f.type
+    if t.is_array:
+        e = t.element
+        base = f"list[{e.name if e.is_struct else PY_TYPES[e.name]}]"
+    elif t.is_struct:
+        base = t.name
+    else:
+        base = PY_TYPES[t.name]
+    nullable = not f.nullable_versions.empty or f.default is None
+    return f"{base} | None" if nullable else base
+
+
+def _doc(text: str) -> str:
+    return " ".join(text.split()).replace("\\", "\\\\").replace('"""', '\\"\\"\\"').strip() or "-"
+
+
+class _Renderer:
+    def __init__(self, msg: MessageSpec, source: str):
+        self.msg = msg
+        self.source = source
+        self.layouts = message_layouts(msg)
+        self.constants: list[tuple[str, str]] = []
+        formats: dict[str, str] = {}
+        for svs in self.layouts.values():
+            for sv in svs:
+                for step in sv.steps:
+                    if isinstance(step, Run):
+                        if step.fmt not in formats:
+                            formats[step.fmt] = f"_S{len(formats)}"
+                            self.constants.append((formats[step.fmt], step.fmt))
+                        step.const = formats[step.fmt]
+        for name in self.layouts:
+            if name in RESERVED_NAMES:
+                from .spec import SchemaError
+
+                raise SchemaError(msg.file, name, "reserved struct name", f"{name} is a name the generated code uses")
+
+    def version_condition(self, versions: Versions, layouts, untagged_of: FieldSpec | None = None) -> str:
+        """A condition on ``version`` that holds exactly for the versions of interest among the
+        versions this struct exists at."""
+        have = [sv.version for sv in layouts]
+        wanted = [v for v in have if v in versions]
+        if untagged_of is not None:
+            wanted = [v for v in wanted if not (self.msg.flexible(v) and untagged_of.tagged(v))]
+        if not wanted:
+            return "False"
+        if wanted == have:
+            return "True"
+        lo, hi = wanted[0], wanted[-1]
+        if wanted != [v for v in have if lo <= v <= hi]:
+            return f"version in {tuple(wanted)!r}"
+        if hi == have[-1]:
+            return f"version >= {lo}"
+        if lo == have[0]:
+            return f"version <= {hi}"
+        return f"{lo} <= version <= {hi}"
+
+    def classes(self) -> list[StructSpec]:
+        """Children first, so every class exists before a parent names it."""
+        return children_first(self.msg)
+
+    def constructor_args(self, sv: StructVersion) -> str:
+        present = {}
+        for step in sv.steps:
+            for w in step.fields if isinstance(step, Run) else [step]:
+                present[w.spec.name] = w.var
+        for w in sv.tagged:
+            present[w.spec.name] = w.var
+        args = [present.get(f.name) or default_expr(f, fresh=True) for f in sv.fields]
+        args.append("unknown" if sv.flexible else "()")
+        return ", ".join(args)
+
+    def render(self) -> str:
+        msg = self.msg
+        layouts = self.layouts
+        root_versions = layouts[msg.name]
+
+        def table(prefix: str) -> str:
+            items = ", ".join(f"{sv.version}: {prefix}{sv.suffix}" for sv in root_versions)
+            return "{" + items + "}"
+
+        def unique_layouts(s: StructSpec):
+            return [sv for sv in layouts[s.name] if sv.suffix == f"{s.name}_v{sv.version}"]
+
+        template = environment().get_template("module.j2")
+        classes = self.classes()
+        text = template.render(
+            msg=msg,
+            source=self.source,
+            classes=classes,
+            nested=[s for s in classes if s is not msg.struct],
+            layouts=layouts,
+            constants=self.constants,
+            unique_layouts=unique_layouts,
+            table=table,
+            annotation=annotation,
+            dataclass_default=dataclass_default,
+            default_expr=default_expr,
+            doc=lambda s: _doc(s.about or (f"{msg.name} message." if s is msg.struct else f"The {s.name} struct.")),
+            field_doc=lambda f: _doc(f.about),
+            first_name=lambda sv: (sv.steps[0].fields[0].name if isinstance(sv.steps[0], Run) else sv.steps[0].name) if sv.steps else "<tagged fields>",
+            w_path=lambda w: w.name + ("[]" if w.kind == "array" and w.elem == "struct" else ""),
+            run_targets=lambda step: "(" + ", ".join(w.var for w in step.fields) + ("," if len(step.fields) == 1 else "") + ")",
+            run_values=lambda step: ", ".join(f"o.{w.attr}" + (".bytes" if w.is_uuid else "") for w in step.fields),
+            class_of=lambda sv: sv.struct.name,
+            constructor_args=self.constructor_args,
+            fixed_width=lambda sv: sum(s.width for s in sv.steps if isinstance(s, Run)),
+            uvarint_len=lambda n: 1 if n < 0x80 else (2 if n < 0x4000 else 3),
+            version_condition=self.version_condition,
+        )  # fmt: skip
+        return text
+
+
+def render_message(msg: MessageSpec, source: str) -> str:
+    """The formatted Python module for one message."""
+    return format_source(_Renderer(msg, source).render())
+
+
+def format_source(text: str) -> str:
+    return black.format_str(text, mode=BLACK_MODE)
+
+
+def render_package_init(package: str, specs: list[MessageSpec], sources: dict[str, str]) -> str:
+    template = environment().get_template("package_init.j2")
+    return format_source(
+        template.render(
+            package=package,
+            specs=specs,
+            module_name=module_name,
+        )
+    )

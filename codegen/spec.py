@@ -1,0 +1,534 @@
+"""The validated spec model: Kafka's JSON schema format read into typed objects.
+
+Every rule a schema breaks is reported as a ``SchemaError`` naming the file, the field (as a path
+such as ``Topics.Partitions.LeaderEpoch``) and the rule, so a schema author can fix it at once.
+The rules are Kafka's own (its generator's FieldSpec, StructSpec and MessageSpec), plus a few that
+catch typos Kafka would silently ignore (unknown keys).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import keyword
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import jsonc
+from .versions import MAX_VERSION, NONE, Versions
+
+MESSAGE_TYPES = ("request", "response", "header", "metadata", "data")
+LISTENERS = ("zkBroker", "broker", "controller")
+
+# Fixed-width types: struct format character and size in bytes.
+FIXED_WIDTH = {
+    "bool": ("?", 1),
+    "int8": ("b", 1),
+    "int16": ("h", 2),
+    "uint16": ("H", 2),
+    "int32": ("i", 4),
+    "uint32": ("I", 4),
+    "int64": ("q", 8),
+    "float64": ("d", 8),
+    "uuid": ("16s", 16),
+}
+INT_RANGES = {
+    "int8": (-(2**7), 2**7 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "uint16": (0, 2**16 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "uint32": (0, 2**32 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+}
+PRIMITIVES = frozenset(FIXED_WIDTH) | {"string", "bytes", "records"}
+NULLABLE_PRIMITIVES = frozenset({"string", "bytes", "records"})
+ENTITY_TYPES = {
+    "unknown": None,
+    "transactionalId": "string",
+    "producerId": "int64",
+    "groupId": "string",
+    "topicName": "string",
+    "brokerId": "int32",
+}
+FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*\Z")
+STRUCT_NAME = re.compile(r"[A-Z][A-Za-z0-9]*\Z")
+
+MESSAGE_KEYS = {
+    "apiKey", "type", "name", "validVersions", "deprecatedVersions", "flexibleVersions",
+    "latestVersionUnstable", "listeners", "commonStructs", "fields", "headerVersions",
+}  # fmt: skip
+FIELD_KEYS = {
+    "name", "type", "versions", "nullableVersions", "taggedVersions", "tag", "default",
+    "ignorable", "mapKey", "entityType", "zeroCopy", "about", "fields", "flexibleVersions",
+}  # fmt: skip
+STRUCT_KEYS = {"name", "versions", "deprecatedVersions", "fields", "about"}
+
+
+class SchemaError(Exception):
+    """A schema that breaks a rule of Kafka's format."""
+
+    def __init__(self, file, field_path: str, rule: str, detail: str):
+        self.file = str(file)
+        self.field = field_path
+        self.rule = rule
+        self.detail = detail
+        where = f"field {field_path}" if field_path else "message"
+        super().__init__(f"{self.file}: {where}: {rule}: {detail}")
+
+
+@dataclass(frozen=True)
+class FieldType:
+    """``int32``, ``string``, ``[]int32``, ``[]Topic``, ``Topic``..."""
+
+    name: str
+
+    @property
+    def is_array(self) -> bool:
+        return self.name.startswith("[]")
+
+    @property
+    def element(self) -> FieldType:
+        return FieldType(self.name[2:])
+
+    @property
+    def is_struct(self) -> bool:
+        return not self.is_array and self.name not in PRIMITIVES
+
+    @property
+    def is_struct_array(self) -> bool:
+        return self.is_array and self.element.is_struct
+
+    @property
+    def is_fixed(self) -> bool:
+        return self.name in FIXED_WIDTH
+
+    @property
+    def can_be_nullable(self) -> bool:
+        return self.is_array or self.is_struct or self.name in NULLABLE_PRIMITIVES
+
+    @property
+    def struct_name(self) -> str | None:
+        if self.is_struct:
+            return self.name
+        if self.is_struct_array:
+            return self.element.name
+        return None
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass
+class FieldSpec:
+    name: str
+    type: FieldType
+    versions: Versions
+    nullable_versions: Versions = NONE
+    tagged_versions: Versions = NONE
+    tag: int | None = None
+    default: object = None  # the parsed Python default (see parse_default)
+    default_text: str = ""
+    ignorable: bool = False
+    map_key: bool = False
+    entity_type: str = "unknown"
+    zero_copy: bool = False
+    about: str = ""
+    flexible_versions: Versions | None = None  # field-level override (string/bytes only)
+    struct: StructSpec | None = None  # for struct and struct-array fields
+    py_name: str = ""
+    json_name: str = ""
+
+    def present(self, version: int) -> bool:
+        return version in self.versions
+
+    def nullable(self, version: int) -> bool:
+        return version in self.nullable_versions
+
+    def tagged(self, version: int) -> bool:
+        return version in self.tagged_versions
+
+
+@dataclass
+class StructSpec:
+    name: str
+    versions: Versions
+    fields: list[FieldSpec]
+    is_common: bool = False
+    about: str = ""
+
+
+@dataclass
+class MessageSpec:
+    name: str
+    type: str
+    api_key: int | None
+    valid_versions: Versions
+    flexible_versions: Versions
+    deprecated_versions: Versions
+    listeners: tuple[str, ...]
+    latest_version_unstable: bool
+    struct: StructSpec
+    structs: dict[str, StructSpec] = field(default_factory=dict)  # every struct, parents first
+    file: str = ""
+
+    def flexible(self, version: int) -> bool:
+        return version in self.flexible_versions
+
+    @property
+    def versions(self) -> range:
+        return range(self.valid_versions.lowest, self.valid_versions.highest + 1)
+
+
+def snake_case(name: str) -> str:
+    """``ThrottleTimeMs`` -> ``throttle_time_ms``, ``ISRChanges`` -> ``isr_changes``."""
+    s = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+    return s + "_" if keyword.iskeyword(s) or s in ("self", "cls") else s
+
+
+def json_name(name: str) -> str:
+    """Kafka's JSON form lowers the first letter: ``ThrottleTimeMs`` -> ``throttleTimeMs``."""
+    return name[:1].lower() + name[1:]
+
+
+class _Reader:
+    """Builds the spec of one file; ``error`` raises with the file and current field path."""
+
+    def __init__(self, file):
+        self.file = file
+
+    def error(self, path: str, rule: str, detail: str):
+        raise SchemaError(self.file, path, rule, detail)
+
+    def versions(self, path: str, key: str, value) -> Versions:
+        try:
+            return Versions.parse(value)
+        except ValueError as e:
+            self.error(path, f"invalid {key}", str(e))
+
+    def unknown_keys(self, path: str, obj: dict, allowed: set[str]) -> None:
+        extra = sorted(set(obj) - allowed)
+        if extra:
+            self.error(path, "unknown key", f"{', '.join(extra)} (allowed: {', '.join(sorted(allowed))})")
+
+    # -- messages -------------------------------------------------------------------------
+    def message(self, obj) -> MessageSpec:
+        if not isinstance(obj, dict):
+            self.error("", "not an object", "a schema file holds one JSON object")
+        self.unknown_keys("", obj, MESSAGE_KEYS)
+        name = obj.get("name")
+        if not isinstance(name, str) or not STRUCT_NAME.match(name):
+            self.error("", "invalid name", f"message name {name!r} must be CamelCase")
+        mtype = obj.get("type")
+        if mtype not in MESSAGE_TYPES:
+            self.error("", "invalid type", f"message type {mtype!r} is not one of {', '.join(MESSAGE_TYPES)}")
+        api_key = obj.get("apiKey")
+        if api_key is not None:
+            if isinstance(api_key, str) and api_key.strip().lstrip("-").isdigit():
+                api_key = int(api_key)
+            if not isinstance(api_key, int) or isinstance(api_key, bool) or not 0 <= api_key <= 0x7FFF:
+                self.error("", "invalid apiKey", f"apiKey {obj.get('apiKey')!r} must be an int16 >= 0")
+        elif mtype in ("request", "response", "metadata"):
+            self.error("", "missing apiKey", f"a {mtype} schema needs an apiKey")
+        if "validVersions" not in obj:
+            self.error("", "missing validVersions", "every message needs validVersions")
+        valid = self.versions("", "validVersions", obj["validVersions"])
+        deprecated = self.versions("", "deprecatedVersions", obj.get("deprecatedVersions", "none"))
+        if valid.empty:
+            flexible = NONE
+        else:
+            if "flexibleVersions" not in obj:
+                self.error("", "missing flexibleVersions", "use \"0+\" for new messages, \"none\" for none")
+            flexible = self.versions("", "flexibleVersions", obj["flexibleVersions"])
+            if not flexible.empty and not flexible.open_ended:
+                self.error("", "flexibleVersions not open-ended", f"{flexible} must be none or N+")
+        listeners = obj.get("listeners") or []
+        if not isinstance(listeners, list) or any(x not in LISTENERS for x in listeners):
+            self.error("", "invalid listeners", f"{listeners!r}: each must be one of {', '.join(LISTENERS)}")
+        unstable = obj.get("latestVersionUnstable", False)
+        if not isinstance(unstable, bool):
+            self.error("", "invalid latestVersionUnstable", f"{unstable!r} must be true or false")
+        if unstable and mtype != "request":
+            self.error("", "latestVersionUnstable on a non-request", "only requests can mark their newest version unstable")
+
+        commons: dict[str, StructSpec] = {}
+        for c in obj.get("commonStructs") or []:
+            spec = self.struct_decl(c, is_common=True)
+            if spec.name in commons:
+                self.error(spec.name, "duplicate struct", f"common struct {spec.name} is defined twice")
+            commons[spec.name] = spec
+        self.commons = commons
+        self.structs: dict[str, StructSpec] = {}
+        fields = self.fields(name, obj.get("fields"), valid, flexible, "")
+        root = StructSpec(name, valid, fields)
+        for c in obj.get("commonStructs") or []:  # now that all names are known, resolve bodies
+            spec = commons[c["name"]]
+            spec.fields = self.fields(spec.name, c.get("fields"), spec.versions, flexible, spec.name + ".")
+        unused = set(commons) - set(self.structs)
+        for cname in sorted(commons):
+            if cname in unused:
+                self.structs[cname] = commons[cname]
+        msg = MessageSpec(
+            name=name, type=mtype, api_key=api_key, valid_versions=valid, flexible_versions=flexible,
+            deprecated_versions=deprecated, listeners=tuple(listeners),
+            latest_version_unstable=unstable, struct=root, structs=self.structs, file=str(self.file),
+        )  # fmt: skip
+        for s in self.structs.values():
+            if s.name == name:
+                self.error(s.name, "duplicate struct", f"struct {s.name} has the message's own name")
+        return msg
+
+    def struct_decl(self, obj, is_common: bool) -> StructSpec:
+        if not isinstance(obj, dict):
+            self.error("", "invalid commonStructs", "each common struct is an object")
+        self.unknown_keys(str(obj.get("name", "?")), obj, STRUCT_KEYS)
+        name = obj.get("name")
+        if not isinstance(name, str) or not STRUCT_NAME.match(name):
+            self.error(str(name), "invalid struct name", f"{name!r} must be CamelCase")
+        if "versions" not in obj:
+            self.error(name, "missing versions", f"common struct {name} needs versions")
+        versions = self.versions(name, "versions", obj["versions"])
+        return StructSpec(name, versions, [], is_common=is_common, about=obj.get("about", ""))
+
+    # -- fields ---------------------------------------------------------------------------
+    def fields(self, owner: str, items, struct_versions: Versions, flexible: Versions, prefix: str):
+        if items is None:
+            items = []
+        if not isinstance(items, list):
+            self.error(prefix.rstrip("."), "invalid fields", "fields must be a list")
+        result: list[FieldSpec] = []
+        names: dict[str, str] = {}
+        py_names: dict[str, str] = {}
+        tags: dict[int, str] = {}
+        for item in items:
+            f = self.field(item, flexible, prefix)
+            path = prefix + f.name
+            if f.name in names:
+                self.error(path, "duplicate field name", f"{owner} has two fields named {f.name}")
+            names[f.name] = f.name
+            if f.py_name in py_names:
+                self.error(path, "duplicate Python name", f"{f.name} and {py_names[f.py_name]} both map to {f.py_name}")
+            py_names[f.py_name] = f.name
+            if f.tag is not None:
+                if f.tag in tags:
+                    self.error(path, "duplicate tag", f"tag {f.tag} is used by {tags[f.tag]} and {f.name} in {owner}")
+                tags[f.tag] = f.name
+            result.append(f)
+        for i in range(len(tags)):
+            if i not in tags:
+                self.error(prefix + result[-1].name if result else owner, "tags not contiguous",
+                           f"{owner} uses tags {sorted(tags)}; tags start at 0 with no gaps (tag {i} is unused)")  # fmt: skip
+        return result
+
+    def field(self, obj, flexible: Versions, prefix: str) -> FieldSpec:
+        if not isinstance(obj, dict):
+            self.error(prefix.rstrip("."), "invalid field", "each field is an object")
+        name = obj.get("name")
+        path = prefix + str(name)
+        if not isinstance(name, str) or not FIELD_NAME.match(name):
+            self.error(path, "invalid field name", f"{name!r} must be letters and digits, starting with a letter")
+        self.unknown_keys(path, obj, FIELD_KEYS)
+        tagged = self.versions(path, "taggedVersions", obj.get("taggedVersions", "none"))
+        if "versions" in obj:
+            versions = self.versions(path, "versions", obj["versions"])
+        elif not tagged.empty:
+            versions = tagged  # Kafka: versions default to taggedVersions
+        else:
+            self.error(path, "missing versions", f"field {name} must say which versions have it")
+        tname = obj.get("type")
+        if not isinstance(tname, str) or not tname:
+            self.error(path, "missing type", f"field {name} needs a type")
+        ftype = FieldType(tname.strip())
+        base = ftype.element if ftype.is_array else ftype
+        if base.is_array:
+            self.error(path, "invalid type", f"{ftype}: arrays of arrays are not supported")
+        if base.is_struct and not STRUCT_NAME.match(base.name):
+            self.error(path, "unknown type", f"{ftype} is neither a primitive type nor a struct name")
+        nullable = self.versions(path, "nullableVersions", obj.get("nullableVersions", "none"))
+        if not nullable.empty and not ftype.can_be_nullable:
+            self.error(path, "type cannot be nullable", f"{ftype} fields cannot have nullableVersions; only string, bytes, records, arrays and structs can")
+        sub = obj.get("fields")
+        if sub and not (ftype.is_array or ftype.is_struct):
+            self.error(path, "fields on a non-struct", f"{ftype} field {name} cannot have fields")
+        fv = obj.get("flexibleVersions")
+        flex_override = None
+        if fv not in (None, ""):
+            flex_override = self.versions(path, "flexibleVersions", fv)
+            if ftype.name not in ("string", "bytes"):
+                self.error(path, "flexibleVersions override on a non-string", "only string and bytes fields can override flexibleVersions")
+        tag = obj.get("tag")
+        if tag is not None:
+            if isinstance(tag, str) and tag.strip().lstrip("-").isdigit():
+                tag = int(tag)
+            if not isinstance(tag, int) or isinstance(tag, bool):
+                self.error(path, "invalid tag", f"tag {obj.get('tag')!r} must be an integer")
+        map_key = self.flag(path, obj, "mapKey")
+        ignorable = self.flag(path, obj, "ignorable")
+        zero_copy = self.flag(path, obj, "zeroCopy")
+        if tag is not None and map_key:
+            self.error(path, "tagged map key", "a tagged field cannot be a mapKey")
+        if tag is not None:
+            if tag < 0:
+                self.error(path, "negative tag", f"tag {tag} must be >= 0")
+            if tagged.empty:
+                self.error(path, "tag without taggedVersions", f"tag {tag} needs taggedVersions too")
+            both = nullable.intersect(tagged)
+            if not (both.empty or both == tagged):
+                self.error(path, "tagged nullability mixed", f"nullableVersions {nullable} must cover all or none of taggedVersions {tagged}")
+            if not tagged.open_ended:
+                self.error(path, "taggedVersions not open-ended", f"taggedVersions {tagged} must be N+")
+            if tagged.intersect(versions) != tagged:
+                self.error(path, "taggedVersions outside versions", f"taggedVersions {tagged} must lie inside versions {versions}")
+            if not flexible.contains_range(tagged):
+                self.error(path, "taggedVersions outside flexibleVersions", f"taggedVersions {tagged} must lie inside the message's flexibleVersions {flexible}")
+        elif not tagged.empty:
+            self.error(path, "taggedVersions without tag", f"taggedVersions {tagged} given but no tag")
+        if zero_copy and ftype.name != "bytes":
+            self.error(path, "zeroCopy on a non-bytes field", f"{ftype} fields cannot be zeroCopy")
+        entity = obj.get("entityType", "unknown")
+        if entity not in ENTITY_TYPES:
+            self.error(path, "unknown entityType", f"{entity!r} is not one of {', '.join(ENTITY_TYPES)}")
+        want = ENTITY_TYPES[entity]
+        if want is not None and base.name != want:
+            self.error(path, "entityType does not match type", f"entityType {entity} needs {want}, the field is {ftype}")
+        about = obj.get("about", "")
+        if not isinstance(about, str):
+            self.error(path, "invalid about", "about must be a string")
+        spec = FieldSpec(
+            name=name, type=ftype, versions=versions, nullable_versions=nullable,
+            tagged_versions=tagged, tag=tag, ignorable=ignorable, map_key=map_key,
+            entity_type=entity, zero_copy=zero_copy, about=about, flexible_versions=flex_override,
+            py_name=snake_case(name), json_name=json_name(name),
+        )  # fmt: skip
+        raw_default = obj.get("default", "")
+        if isinstance(raw_default, bool):
+            raw_default = "true" if raw_default else "false"
+        elif isinstance(raw_default, (int, float)):
+            raw_default = str(raw_default)
+        if not isinstance(raw_default, str):
+            self.error(path, "invalid default", f"{raw_default!r} must be a string")
+        spec.default_text = raw_default
+        spec.default = self.parse_default(path, spec, raw_default)
+        sname = ftype.struct_name
+        self.current_about = about
+        if sname is not None:
+            spec.struct = self.struct_for(path, sname, sub, versions, flexible)
+        return spec
+
+    def flag(self, path: str, obj: dict, key: str) -> bool:
+        value = obj.get(key, False)
+        if isinstance(value, str) and value in ("true", "false"):
+            value = value == "true"
+        if not isinstance(value, bool):
+            self.error(path, f"invalid {key}", f"{key} must be true or false, got {value!r}")
+        return value
+
+    def struct_for(self, path: str, sname: str, sub, versions: Versions, flexible: Versions) -> StructSpec:
+        if sub:
+            if sname in self.structs or sname in self.commons:
+                self.error(path, "duplicate struct", f"struct {sname} is defined more than once")
+            spec = StructSpec(sname, versions, [])
+            spec.about = self.current_about
+            self.structs[sname] = spec  # parents before children
+            spec.fields = self.fields(sname, sub, versions, flexible, path + ".")
+            return spec
+        if sname in self.commons:
+            self.structs.setdefault(sname, self.commons[sname])
+            return self.commons[sname]
+        self.error(path, "unknown struct type", f"{sname} has no fields here and is not a common struct")
+
+    def parse_default(self, path: str, f: FieldSpec, text: str):
+        t = f.type
+        bad = lambda why: self.error(path, "invalid default", f"{text!r} for {t} field: {why}")  # noqa: E731
+        if t.name == "bool":
+            if text.lower() in ("", "false"):
+                return False
+            if text.lower() == "true":
+                return True
+            bad("must be true or false")
+        if t.name in INT_RANGES:
+            if text == "":
+                return 0
+            digits, base = (text[2:], 16) if text.startswith("0x") else (text, 10)
+            try:
+                value = int(digits, base)
+            except ValueError:
+                bad("not an integer")
+            lo, hi = INT_RANGES[t.name]
+            if not lo <= value <= hi:
+                bad(f"out of range [{lo}, {hi}]")
+            return value
+        if t.name == "float64":
+            try:
+                return float(text) if text else 0.0
+            except ValueError:
+                bad("not a number")
+        if t.name == "uuid":
+            if text == "":
+                return _ZERO_UUID
+            try:
+                raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+            except (binascii.Error, ValueError):
+                bad("not URL-safe base64")
+            if len(raw) != 16:
+                bad("does not decode to 16 bytes")
+            return raw
+        if text == "null":
+            if t.name == "records":
+                return None
+            if not f.nullable_versions.contains_range(f.versions):
+                self.error(path, "null default on a non-nullable field",
+                           f"null is the default but versions {f.versions} are not all nullable ({f.nullable_versions})")  # fmt: skip
+            return None
+        if t.name == "string":
+            return text
+        if t.name == "records":
+            return None  # Kafka's default for records is always null
+        if text != "":
+            kind = "bytes" if t.name == "bytes" else ("array" if t.is_array else "struct")
+            bad(f"a {kind} field's default can only be empty or null")
+        if t.name == "bytes":
+            return b""
+        return [] if t.is_array else _EMPTY_STRUCT
+
+
+class EMPTY_STRUCT:  # noqa: N801 - a marker; a class so it keeps its identity across processes
+    """The default of a struct field: a struct with every field at its default."""
+
+
+_ZERO_UUID = bytes(16)
+_EMPTY_STRUCT = EMPTY_STRUCT
+
+
+def load_message(path) -> MessageSpec:
+    """Read and validate one schema file."""
+    reader = _Reader(path)
+    try:
+        obj = jsonc.load(Path(path))
+    except ValueError as e:
+        raise SchemaError(path, "", "invalid JSON", str(e)) from None
+    return reader.message(obj)
+
+
+def schema_files(dirs) -> list[Path]:
+    """Every ``*.json`` below the directories, in a stable order."""
+    files: list[Path] = []
+    for d in dirs:
+        d = Path(d)
+        files.extend(sorted(d.rglob("*.json")) if d.is_dir() else [d])
+    return files
+
+
+def load_tree(dirs) -> list[MessageSpec]:
+    """Read every schema under the directories; message names must be unique."""
+    specs: dict[str, MessageSpec] = {}
+    for path in schema_files(dirs):
+        spec = load_message(path)
+        if spec.name in specs:
+            raise SchemaError(path, "", "duplicate message name", f"{spec.name} is also defined in {specs[spec.name].file}")
+        specs[spec.name] = spec
+    return sorted(specs.values(), key=lambda s: s.name)
+
+
+__all__ = ["FieldSpec", "FieldType", "MessageSpec", "SchemaError", "StructSpec", "Versions",
+           "load_message", "load_tree", "schema_files", "MAX_VERSION"]  # fmt: skip

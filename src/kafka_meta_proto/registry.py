@@ -1,0 +1,76 @@
+"""Name and key lookups over a set of generated message modules.
+
+A registry refuses two messages with the same name, two requests (or responses) with the same
+api key and two metadata records with the same record type, so a schema tree that reuses a key
+fails loudly when it is generated and again when it is loaded.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+KEYED_TYPES = ("request", "response", "metadata")
+
+
+class DuplicateKeyError(ValueError):
+    """Two schemas claim the same name, api key or record type."""
+
+
+class Registry:
+    def __init__(self, package: str, entries):
+        """``entries``: (message name, module name, message type, api key or None)."""
+        self.package = package
+        self._modules: dict[str, str] = {}
+        self._keys: dict[tuple[str, int], str] = {}
+        self._types: dict[str, str] = {}
+        self._classes: dict[str, type] = {}
+        for name, module, mtype, api_key in entries:
+            if name in self._modules:
+                raise DuplicateKeyError(f"message name {name} is defined twice")
+            self._modules[name] = module
+            self._types[name] = mtype
+            if mtype in KEYED_TYPES and api_key is not None:
+                key = (mtype, api_key)
+                if key in self._keys:
+                    what = "record type" if mtype == "metadata" else f"{mtype} api key"
+                    raise DuplicateKeyError(f"{what} {api_key} is claimed by both {self._keys[key]} and {name}")
+                self._keys[key] = name
+
+    def names(self) -> list[str]:
+        return sorted(self._modules)
+
+    def message_type(self, name: str) -> str:
+        return self._types[name]
+
+    def message_class(self, name: str) -> type:
+        """The class for a schema name (``FetchRequest``, ``TopicRecord``...)."""
+        cls = self._classes.get(name)
+        if cls is None:
+            module = self._modules.get(name)
+            if module is None:
+                raise KeyError(f"no message named {name!r} in {self.package}")
+            cls = getattr(importlib.import_module(f"{self.package}.{module}"), name)
+            self._classes[name] = cls
+        return cls
+
+    def _keyed(self, mtype: str, key: int) -> type:
+        name = self._keys.get((mtype, key))
+        if name is None:
+            what = "metadata record type" if mtype == "metadata" else f"{mtype} for api key"
+            raise KeyError(f"no {what} {key} in {self.package}")
+        return self.message_class(name)
+
+    def request_class(self, api_key: int) -> type:
+        return self._keyed("request", api_key)
+
+    def response_class(self, api_key: int) -> type:
+        return self._keyed("response", api_key)
+
+    def record_class(self, record_type: int) -> type:
+        return self._keyed("metadata", record_type)
+
+    def api_keys(self) -> list[int]:
+        return sorted(k for (t, k) in self._keys if t == "request")
+
+    def record_types(self) -> list[int]:
+        return sorted(k for (t, k) in self._keys if t == "metadata")
