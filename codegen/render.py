@@ -184,6 +184,7 @@ class _Renderer:
             fixed_width=lambda sv: sum(s.width for s in sv.steps if isinstance(s, Run)),
             uvarint_len=lambda n: 1 if n < 0x80 else (2 if n < 0x4000 else 3),
             version_condition=self.version_condition,
+            range_of=lambda v: None if v.empty else (v.lowest, v.highest),
         )  # fmt: skip
         return text
 

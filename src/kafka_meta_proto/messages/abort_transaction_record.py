@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -188,6 +189,9 @@ def _from_json_AbortTransactionRecord(d, version, path):
     return o
 
 
+AbortTransactionRecord._FIELDS = (
+    _FieldInfo("reason", "reason", "string", (0, 32767), (0, 32767), (0, 32767), 0, False, None),
+)
 AbortTransactionRecord._READERS = {0: _read_AbortTransactionRecord_v0}
 AbortTransactionRecord._WRITERS = {0: _write_AbortTransactionRecord_v0}
 AbortTransactionRecord._SIZERS = {0: _size_AbortTransactionRecord_v0}

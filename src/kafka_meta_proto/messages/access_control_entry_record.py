@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -367,6 +368,20 @@ def _from_json_AccessControlEntryRecord(d, version, path):
     return o
 
 
+AccessControlEntryRecord._FIELDS = (
+    _FieldInfo("id", "id", "uuid", (0, 32767), None, None, None, False, None),
+    _FieldInfo("resource_type", "resourceType", "int8", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "resource_name", "resourceName", "string", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("pattern_type", "patternType", "int8", (0, 32767), None, None, None, False, None),
+    _FieldInfo("principal", "principal", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("host", "host", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("operation", "operation", "int8", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "permission_type", "permissionType", "int8", (0, 32767), None, None, None, False, None
+    ),
+)
 AccessControlEntryRecord._READERS = {0: _read_AccessControlEntryRecord_v0}
 AccessControlEntryRecord._WRITERS = {0: _write_AccessControlEntryRecord_v0}
 AccessControlEntryRecord._SIZERS = {0: _size_AccessControlEntryRecord_v0}

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -173,6 +174,18 @@ def _from_json_AllocateProducerIdsResponse(d, version, path):
     return o
 
 
+AllocateProducerIdsResponse._FIELDS = (
+    _FieldInfo(
+        "throttle_time_ms", "throttleTimeMs", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("error_code", "errorCode", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "producer_id_start", "producerIdStart", "int64", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo(
+        "producer_id_len", "producerIdLen", "int32", (0, 32767), None, None, None, False, None
+    ),
+)
 AllocateProducerIdsResponse._READERS = {0: _read_AllocateProducerIdsResponse_v0}
 AllocateProducerIdsResponse._WRITERS = {0: _write_AllocateProducerIdsResponse_v0}
 AllocateProducerIdsResponse._SIZERS = {0: _size_AllocateProducerIdsResponse_v0}

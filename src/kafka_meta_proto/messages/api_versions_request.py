@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -251,6 +252,30 @@ def _from_json_ApiVersionsRequest(d, version, path):
     return o
 
 
+ApiVersionsRequest._FIELDS = (
+    _FieldInfo(
+        "client_software_name",
+        "clientSoftwareName",
+        "string",
+        (3, 32767),
+        None,
+        None,
+        None,
+        True,
+        None,
+    ),
+    _FieldInfo(
+        "client_software_version",
+        "clientSoftwareVersion",
+        "string",
+        (3, 32767),
+        None,
+        None,
+        None,
+        True,
+        None,
+    ),
+)
 ApiVersionsRequest._READERS = {
     0: _read_ApiVersionsRequest_v0,
     1: _read_ApiVersionsRequest_v0,

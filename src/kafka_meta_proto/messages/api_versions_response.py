@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -1002,6 +1003,78 @@ def _from_json_ApiVersionsResponse(d, version, path):
     return o
 
 
+ApiVersion._FIELDS = (
+    _FieldInfo("api_key", "apiKey", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo("min_version", "minVersion", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo("max_version", "maxVersion", "int16", (0, 32767), None, None, None, False, None),
+)
+SupportedFeatureKey._FIELDS = (
+    _FieldInfo("name", "name", "string", (3, 32767), None, None, None, False, None),
+    _FieldInfo("min_version", "minVersion", "int16", (3, 32767), None, None, None, False, None),
+    _FieldInfo("max_version", "maxVersion", "int16", (3, 32767), None, None, None, False, None),
+)
+FinalizedFeatureKey._FIELDS = (
+    _FieldInfo("name", "name", "string", (3, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "max_version_level", "maxVersionLevel", "int16", (3, 32767), None, None, None, False, None
+    ),
+    _FieldInfo(
+        "min_version_level", "minVersionLevel", "int16", (3, 32767), None, None, None, False, None
+    ),
+)
+ApiVersionsResponse._FIELDS = (
+    _FieldInfo("error_code", "errorCode", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "api_keys", "apiKeys", "[]ApiVersion", (0, 32767), None, None, None, False, ApiVersion
+    ),
+    _FieldInfo(
+        "throttle_time_ms", "throttleTimeMs", "int32", (1, 32767), None, None, None, True, None
+    ),
+    _FieldInfo(
+        "supported_features",
+        "supportedFeatures",
+        "[]SupportedFeatureKey",
+        (3, 32767),
+        None,
+        (3, 32767),
+        0,
+        True,
+        SupportedFeatureKey,
+    ),
+    _FieldInfo(
+        "finalized_features_epoch",
+        "finalizedFeaturesEpoch",
+        "int64",
+        (3, 32767),
+        None,
+        (3, 32767),
+        1,
+        True,
+        None,
+    ),
+    _FieldInfo(
+        "finalized_features",
+        "finalizedFeatures",
+        "[]FinalizedFeatureKey",
+        (3, 32767),
+        None,
+        (3, 32767),
+        2,
+        True,
+        FinalizedFeatureKey,
+    ),
+    _FieldInfo(
+        "zk_migration_ready",
+        "zkMigrationReady",
+        "bool",
+        (3, 32767),
+        None,
+        (3, 32767),
+        3,
+        True,
+        None,
+    ),
+)
 ApiVersionsResponse._READERS = {
     0: _read_ApiVersionsResponse_v0,
     1: _read_ApiVersionsResponse_v1,

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -302,6 +303,15 @@ def _from_json_AssignPartitionToBatchCoordinatorRequest(d, version, path):
     return o
 
 
+AssignTopic._FIELDS = (
+    _FieldInfo("topic_id", "topicId", "uuid", (0, 32767), None, None, None, False, None),
+    _FieldInfo("partitions", "partitions", "[]int32", (0, 32767), None, None, None, False, None),
+)
+AssignPartitionToBatchCoordinatorRequest._FIELDS = (
+    _FieldInfo(
+        "topics", "topics", "[]AssignTopic", (0, 32767), None, None, None, False, AssignTopic
+    ),
+)
 AssignPartitionToBatchCoordinatorRequest._READERS = {
     0: _read_AssignPartitionToBatchCoordinatorRequest_v0
 }

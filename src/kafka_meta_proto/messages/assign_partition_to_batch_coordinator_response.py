@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -460,6 +461,52 @@ def _from_json_AssignPartitionToBatchCoordinatorResponse(d, version, path):
     return o
 
 
+AssignPartitionResult._FIELDS = (
+    _FieldInfo("partition", "partition", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("error_code", "errorCode", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "coordinator_partition",
+        "coordinatorPartition",
+        "int32",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+)
+AssignTopicResult._FIELDS = (
+    _FieldInfo("topic_id", "topicId", "uuid", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "partitions",
+        "partitions",
+        "[]AssignPartitionResult",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        AssignPartitionResult,
+    ),
+)
+AssignPartitionToBatchCoordinatorResponse._FIELDS = (
+    _FieldInfo(
+        "throttle_time_ms", "throttleTimeMs", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("error_code", "errorCode", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "topics",
+        "topics",
+        "[]AssignTopicResult",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        AssignTopicResult,
+    ),
+)
 AssignPartitionToBatchCoordinatorResponse._READERS = {
     0: _read_AssignPartitionToBatchCoordinatorResponse_v0
 }

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -331,6 +332,26 @@ def _from_json_BrokerHeartbeatRequest(d, version, path):
     return o
 
 
+BrokerHeartbeatRequest._FIELDS = (
+    _FieldInfo("broker_id", "brokerId", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("broker_epoch", "brokerEpoch", "int64", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "current_metadata_offset",
+        "currentMetadataOffset",
+        "int64",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo("want_fence", "wantFence", "bool", (0, 32767), None, None, None, False, None),
+    _FieldInfo("want_shut_down", "wantShutDown", "bool", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "offline_log_dirs", "offlineLogDirs", "[]uuid", (1, 32767), None, (1, 32767), 0, False, None
+    ),
+)
 BrokerHeartbeatRequest._READERS = {
     0: _read_BrokerHeartbeatRequest_v0,
     1: _read_BrokerHeartbeatRequest_v1,

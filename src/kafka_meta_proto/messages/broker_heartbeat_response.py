@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -190,6 +191,17 @@ def _from_json_BrokerHeartbeatResponse(d, version, path):
     return o
 
 
+BrokerHeartbeatResponse._FIELDS = (
+    _FieldInfo(
+        "throttle_time_ms", "throttleTimeMs", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("error_code", "errorCode", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo("is_caught_up", "isCaughtUp", "bool", (0, 32767), None, None, None, False, None),
+    _FieldInfo("is_fenced", "isFenced", "bool", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "should_shut_down", "shouldShutDown", "bool", (0, 32767), None, None, None, False, None
+    ),
+)
 BrokerHeartbeatResponse._READERS = {
     0: _read_BrokerHeartbeatResponse_v0,
     1: _read_BrokerHeartbeatResponse_v0,

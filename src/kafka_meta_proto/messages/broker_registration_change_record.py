@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -479,6 +480,23 @@ def _from_json_BrokerRegistrationChangeRecord(d, version, path):
     return o
 
 
+BrokerRegistrationChangeRecord._FIELDS = (
+    _FieldInfo("broker_id", "brokerId", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("broker_epoch", "brokerEpoch", "int64", (0, 32767), None, None, None, False, None),
+    _FieldInfo("fenced", "fenced", "int8", (0, 32767), None, (0, 32767), 0, False, None),
+    _FieldInfo(
+        "in_controlled_shutdown",
+        "inControlledShutdown",
+        "int8",
+        (1, 32767),
+        None,
+        (1, 32767),
+        1,
+        False,
+        None,
+    ),
+    _FieldInfo("log_dirs", "logDirs", "[]uuid", (2, 32767), None, (2, 32767), 2, False, None),
+)
 BrokerRegistrationChangeRecord._READERS = {
     0: _read_BrokerRegistrationChangeRecord_v0,
     1: _read_BrokerRegistrationChangeRecord_v1,

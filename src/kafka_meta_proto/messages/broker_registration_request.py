@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -1555,6 +1556,74 @@ def _from_json_BrokerRegistrationRequest(d, version, path):
     return o
 
 
+Listener._FIELDS = (
+    _FieldInfo("name", "name", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("host", "host", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("port", "port", "uint16", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "security_protocol", "securityProtocol", "int16", (0, 32767), None, None, None, False, None
+    ),
+)
+Feature._FIELDS = (
+    _FieldInfo("name", "name", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "min_supported_version",
+        "minSupportedVersion",
+        "int16",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "max_supported_version",
+        "maxSupportedVersion",
+        "int16",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+)
+BrokerRegistrationRequest._FIELDS = (
+    _FieldInfo("broker_id", "brokerId", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("cluster_id", "clusterId", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "incarnation_id", "incarnationId", "uuid", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo(
+        "listeners", "listeners", "[]Listener", (0, 32767), None, None, None, False, Listener
+    ),
+    _FieldInfo("features", "features", "[]Feature", (0, 32767), None, None, None, False, Feature),
+    _FieldInfo("rack", "rack", "string", (0, 32767), (0, 32767), None, None, False, None),
+    _FieldInfo(
+        "is_migrating_zk_broker",
+        "isMigratingZkBroker",
+        "bool",
+        (1, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo("log_dirs", "logDirs", "[]uuid", (2, 32767), None, None, None, True, None),
+    _FieldInfo(
+        "previous_broker_epoch",
+        "previousBrokerEpoch",
+        "int64",
+        (3, 32767),
+        None,
+        None,
+        None,
+        True,
+        None,
+    ),
+)
 BrokerRegistrationRequest._READERS = {
     0: _read_BrokerRegistrationRequest_v0,
     1: _read_BrokerRegistrationRequest_v1,

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -430,6 +431,18 @@ def _from_json_ClientQuotaRecord(d, version, path):
     return o
 
 
+EntityData._FIELDS = (
+    _FieldInfo("entity_type", "entityType", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "entity_name", "entityName", "string", (0, 32767), (0, 32767), None, None, False, None
+    ),
+)
+ClientQuotaRecord._FIELDS = (
+    _FieldInfo("entity", "entity", "[]EntityData", (0, 32767), None, None, None, False, EntityData),
+    _FieldInfo("key", "key", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("value", "value", "float64", (0, 32767), None, None, None, False, None),
+    _FieldInfo("remove", "remove", "bool", (0, 32767), None, None, None, False, None),
+)
 ClientQuotaRecord._READERS = {0: _read_ClientQuotaRecord_v0}
 ClientQuotaRecord._WRITERS = {0: _write_ClientQuotaRecord_v0}
 ClientQuotaRecord._SIZERS = {0: _size_ClientQuotaRecord_v0}

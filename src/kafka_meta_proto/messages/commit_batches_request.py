@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -542,6 +543,53 @@ def _from_json_CommitBatchesRequest(d, version, path):
     return o
 
 
+CommitBatch._FIELDS = (
+    _FieldInfo("request_id", "requestId", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("topic_id", "topicId", "uuid", (0, 32767), None, None, None, False, None),
+    _FieldInfo("partition", "partition", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("byte_offset", "byteOffset", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("size", "size", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("base_offset", "baseOffset", "int64", (0, 32767), None, None, None, False, None),
+    _FieldInfo("last_offset", "lastOffset", "int64", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "batch_max_timestamp",
+        "batchMaxTimestamp",
+        "int64",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "message_timestamp_type",
+        "messageTimestampType",
+        "int16",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo("producer_id", "producerId", "int64", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "producer_epoch", "producerEpoch", "int16", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("base_sequence", "baseSequence", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("last_sequence", "lastSequence", "int32", (0, 32767), None, None, None, False, None),
+)
+CommitBatchesRequest._FIELDS = (
+    _FieldInfo("object_key", "objectKey", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "uploader_broker_id", "uploaderBrokerId", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("file_size", "fileSize", "int64", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "batches", "batches", "[]CommitBatch", (0, 32767), None, None, None, False, CommitBatch
+    ),
+)
 CommitBatchesRequest._READERS = {0: _read_CommitBatchesRequest_v0}
 CommitBatchesRequest._WRITERS = {0: _write_CommitBatchesRequest_v0}
 CommitBatchesRequest._SIZERS = {0: _size_CommitBatchesRequest_v0}

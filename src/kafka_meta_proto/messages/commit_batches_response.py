@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -410,6 +411,47 @@ def _from_json_CommitBatchesResponse(d, version, path):
     return o
 
 
+CommitBatchResult._FIELDS = (
+    _FieldInfo("request_id", "requestId", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("topic_id", "topicId", "uuid", (0, 32767), None, None, None, False, None),
+    _FieldInfo("partition", "partition", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("error_code", "errorCode", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "assigned_base_offset",
+        "assignedBaseOffset",
+        "int64",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "log_append_time", "logAppendTime", "int64", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo(
+        "log_start_offset", "logStartOffset", "int64", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("is_duplicate", "isDuplicate", "bool", (0, 32767), None, None, None, False, None),
+)
+CommitBatchesResponse._FIELDS = (
+    _FieldInfo(
+        "throttle_time_ms", "throttleTimeMs", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("error_code", "errorCode", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "batches",
+        "batches",
+        "[]CommitBatchResult",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        CommitBatchResult,
+    ),
+)
 CommitBatchesResponse._READERS = {0: _read_CommitBatchesResponse_v0}
 CommitBatchesResponse._WRITERS = {0: _write_CommitBatchesResponse_v0}
 CommitBatchesResponse._SIZERS = {0: _size_CommitBatchesResponse_v0}

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -294,6 +295,14 @@ def _from_json_ConfigRecord(d, version, path):
     return o
 
 
+ConfigRecord._FIELDS = (
+    _FieldInfo("resource_type", "resourceType", "int8", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "resource_name", "resourceName", "string", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("name", "name", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("value", "value", "string", (0, 32767), (0, 32767), None, None, False, None),
+)
 ConfigRecord._READERS = {0: _read_ConfigRecord_v0}
 ConfigRecord._WRITERS = {0: _write_ConfigRecord_v0}
 ConfigRecord._SIZERS = {0: _size_ConfigRecord_v0}

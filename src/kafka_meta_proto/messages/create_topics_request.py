@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -1172,6 +1173,62 @@ def _from_json_CreateTopicsRequest(d, version, path):
     return o
 
 
+CreatableReplicaAssignment._FIELDS = (
+    _FieldInfo(
+        "partition_index", "partitionIndex", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("broker_ids", "brokerIds", "[]int32", (0, 32767), None, None, None, False, None),
+)
+CreatableTopicConfig._FIELDS = (
+    _FieldInfo("name", "name", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("value", "value", "string", (0, 32767), (0, 32767), None, None, False, None),
+)
+CreatableTopic._FIELDS = (
+    _FieldInfo("name", "name", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "num_partitions", "numPartitions", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo(
+        "replication_factor",
+        "replicationFactor",
+        "int16",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "assignments",
+        "assignments",
+        "[]CreatableReplicaAssignment",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        CreatableReplicaAssignment,
+    ),
+    _FieldInfo(
+        "configs",
+        "configs",
+        "[]CreatableTopicConfig",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        CreatableTopicConfig,
+    ),
+)
+CreateTopicsRequest._FIELDS = (
+    _FieldInfo(
+        "topics", "topics", "[]CreatableTopic", (0, 32767), None, None, None, False, CreatableTopic
+    ),
+    _FieldInfo("timeout_ms", "timeoutMs", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("validate_only", "validateOnly", "bool", (1, 32767), None, None, None, False, None),
+)
 CreateTopicsRequest._READERS = {
     0: _read_CreateTopicsRequest_v0,
     1: _read_CreateTopicsRequest_v1,

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -1397,6 +1398,65 @@ def _from_json_CreateTopicsResponse(d, version, path):
     return o
 
 
+CreatableTopicConfigs._FIELDS = (
+    _FieldInfo("name", "name", "string", (5, 32767), None, None, None, False, None),
+    _FieldInfo("value", "value", "string", (5, 32767), (5, 32767), None, None, False, None),
+    _FieldInfo("read_only", "readOnly", "bool", (5, 32767), None, None, None, False, None),
+    _FieldInfo("config_source", "configSource", "int8", (5, 32767), None, None, None, True, None),
+    _FieldInfo("is_sensitive", "isSensitive", "bool", (5, 32767), None, None, None, False, None),
+)
+CreatableTopicResult._FIELDS = (
+    _FieldInfo("name", "name", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("topic_id", "topicId", "uuid", (7, 32767), None, None, None, True, None),
+    _FieldInfo("error_code", "errorCode", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "error_message", "errorMessage", "string", (1, 32767), (0, 32767), None, None, True, None
+    ),
+    _FieldInfo(
+        "topic_config_error_code",
+        "topicConfigErrorCode",
+        "int16",
+        (5, 32767),
+        None,
+        (5, 32767),
+        0,
+        True,
+        None,
+    ),
+    _FieldInfo(
+        "num_partitions", "numPartitions", "int32", (5, 32767), None, None, None, True, None
+    ),
+    _FieldInfo(
+        "replication_factor", "replicationFactor", "int16", (5, 32767), None, None, None, True, None
+    ),
+    _FieldInfo(
+        "configs",
+        "configs",
+        "[]CreatableTopicConfigs",
+        (5, 32767),
+        (5, 32767),
+        None,
+        None,
+        True,
+        CreatableTopicConfigs,
+    ),
+)
+CreateTopicsResponse._FIELDS = (
+    _FieldInfo(
+        "throttle_time_ms", "throttleTimeMs", "int32", (2, 32767), None, None, None, True, None
+    ),
+    _FieldInfo(
+        "topics",
+        "topics",
+        "[]CreatableTopicResult",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        CreatableTopicResult,
+    ),
+)
 CreateTopicsResponse._READERS = {
     0: _read_CreateTopicsResponse_v0,
     1: _read_CreateTopicsResponse_v1,

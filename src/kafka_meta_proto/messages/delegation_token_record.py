@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -382,6 +383,27 @@ def _from_json_DelegationTokenRecord(d, version, path):
     return o
 
 
+DelegationTokenRecord._FIELDS = (
+    _FieldInfo("owner", "owner", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("requester", "requester", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("renewers", "renewers", "[]string", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "issue_timestamp", "issueTimestamp", "int64", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("max_timestamp", "maxTimestamp", "int64", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "expiration_timestamp",
+        "expirationTimestamp",
+        "int64",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo("token_id", "tokenId", "string", (0, 32767), None, None, None, False, None),
+)
 DelegationTokenRecord._READERS = {0: _read_DelegationTokenRecord_v0}
 DelegationTokenRecord._WRITERS = {0: _write_DelegationTokenRecord_v0}
 DelegationTokenRecord._SIZERS = {0: _size_DelegationTokenRecord_v0}

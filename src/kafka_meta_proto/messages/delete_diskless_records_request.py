@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -289,6 +290,24 @@ def _from_json_DeleteDisklessRecordsRequest(d, version, path):
     return o
 
 
+DeleteDisklessRecordsPartition._FIELDS = (
+    _FieldInfo("topic_id", "topicId", "uuid", (0, 32767), None, None, None, False, None),
+    _FieldInfo("partition", "partition", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("offset", "offset", "int64", (0, 32767), None, None, None, False, None),
+)
+DeleteDisklessRecordsRequest._FIELDS = (
+    _FieldInfo(
+        "partitions",
+        "partitions",
+        "[]DeleteDisklessRecordsPartition",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        DeleteDisklessRecordsPartition,
+    ),
+)
 DeleteDisklessRecordsRequest._READERS = {0: _read_DeleteDisklessRecordsRequest_v0}
 DeleteDisklessRecordsRequest._WRITERS = {0: _write_DeleteDisklessRecordsRequest_v0}
 DeleteDisklessRecordsRequest._SIZERS = {0: _size_DeleteDisklessRecordsRequest_v0}

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -161,6 +162,9 @@ def _from_json_DeleteDisklessTopicsRequest(d, version, path):
     return o
 
 
+DeleteDisklessTopicsRequest._FIELDS = (
+    _FieldInfo("topic_ids", "topicIds", "[]uuid", (0, 32767), None, None, None, False, None),
+)
 DeleteDisklessTopicsRequest._READERS = {0: _read_DeleteDisklessTopicsRequest_v0}
 DeleteDisklessTopicsRequest._WRITERS = {0: _write_DeleteDisklessTopicsRequest_v0}
 DeleteDisklessTopicsRequest._SIZERS = {0: _size_DeleteDisklessTopicsRequest_v0}

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -496,6 +497,25 @@ def _from_json_DeleteTopicsRequest(d, version, path):
     return o
 
 
+DeleteTopicState._FIELDS = (
+    _FieldInfo("name", "name", "string", (6, 32767), (6, 32767), None, None, False, None),
+    _FieldInfo("topic_id", "topicId", "uuid", (6, 32767), None, None, None, False, None),
+)
+DeleteTopicsRequest._FIELDS = (
+    _FieldInfo(
+        "topics",
+        "topics",
+        "[]DeleteTopicState",
+        (6, 32767),
+        None,
+        None,
+        None,
+        False,
+        DeleteTopicState,
+    ),
+    _FieldInfo("topic_names", "topicNames", "[]string", (0, 5), None, None, None, True, None),
+    _FieldInfo("timeout_ms", "timeoutMs", "int32", (0, 32767), None, None, None, False, None),
+)
 DeleteTopicsRequest._READERS = {
     0: _read_DeleteTopicsRequest_v0,
     1: _read_DeleteTopicsRequest_v0,

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -966,6 +967,30 @@ def _from_json_DeleteTopicsResponse(d, version, path):
     return o
 
 
+DeletableTopicResult._FIELDS = (
+    _FieldInfo("name", "name", "string", (0, 32767), (6, 32767), None, None, False, None),
+    _FieldInfo("topic_id", "topicId", "uuid", (6, 32767), None, None, None, True, None),
+    _FieldInfo("error_code", "errorCode", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "error_message", "errorMessage", "string", (5, 32767), (5, 32767), None, None, True, None
+    ),
+)
+DeleteTopicsResponse._FIELDS = (
+    _FieldInfo(
+        "throttle_time_ms", "throttleTimeMs", "int32", (1, 32767), None, None, None, True, None
+    ),
+    _FieldInfo(
+        "responses",
+        "responses",
+        "[]DeletableTopicResult",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        DeletableTopicResult,
+    ),
+)
 DeleteTopicsResponse._READERS = {
     0: _read_DeleteTopicsResponse_v0,
     1: _read_DeleteTopicsResponse_v1,

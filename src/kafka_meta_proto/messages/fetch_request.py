@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -3552,6 +3553,121 @@ def _from_json_FetchRequest(d, version, path):
     return o
 
 
+ReplicaState._FIELDS = (
+    _FieldInfo("replica_id", "replicaId", "int32", (15, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "replica_epoch", "replicaEpoch", "int64", (15, 32767), None, None, None, False, None
+    ),
+)
+FetchPartition._FIELDS = (
+    _FieldInfo("partition", "partition", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "current_leader_epoch",
+        "currentLeaderEpoch",
+        "int32",
+        (9, 32767),
+        None,
+        None,
+        None,
+        True,
+        None,
+    ),
+    _FieldInfo("fetch_offset", "fetchOffset", "int64", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "last_fetched_epoch",
+        "lastFetchedEpoch",
+        "int32",
+        (12, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "log_start_offset", "logStartOffset", "int64", (5, 32767), None, None, None, True, None
+    ),
+    _FieldInfo(
+        "partition_max_bytes",
+        "partitionMaxBytes",
+        "int32",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "replica_directory_id",
+        "replicaDirectoryId",
+        "uuid",
+        (17, 32767),
+        None,
+        (17, 32767),
+        0,
+        True,
+        None,
+    ),
+)
+FetchTopic._FIELDS = (
+    _FieldInfo("topic", "topic", "string", (0, 12), None, None, None, True, None),
+    _FieldInfo("topic_id", "topicId", "uuid", (13, 32767), None, None, None, True, None),
+    _FieldInfo(
+        "partitions",
+        "partitions",
+        "[]FetchPartition",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        FetchPartition,
+    ),
+)
+ForgottenTopic._FIELDS = (
+    _FieldInfo("topic", "topic", "string", (7, 12), None, None, None, True, None),
+    _FieldInfo("topic_id", "topicId", "uuid", (13, 32767), None, None, None, True, None),
+    _FieldInfo("partitions", "partitions", "[]int32", (7, 32767), None, None, None, False, None),
+)
+FetchRequest._FIELDS = (
+    _FieldInfo(
+        "cluster_id", "clusterId", "string", (12, 32767), (12, 32767), (12, 32767), 0, True, None
+    ),
+    _FieldInfo("replica_id", "replicaId", "int32", (0, 14), None, None, None, False, None),
+    _FieldInfo(
+        "replica_state",
+        "replicaState",
+        "ReplicaState",
+        (15, 32767),
+        None,
+        (15, 32767),
+        1,
+        False,
+        ReplicaState,
+    ),
+    _FieldInfo("max_wait_ms", "maxWaitMs", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("min_bytes", "minBytes", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("max_bytes", "maxBytes", "int32", (3, 32767), None, None, None, True, None),
+    _FieldInfo(
+        "isolation_level", "isolationLevel", "int8", (4, 32767), None, None, None, True, None
+    ),
+    _FieldInfo("session_id", "sessionId", "int32", (7, 32767), None, None, None, True, None),
+    _FieldInfo("session_epoch", "sessionEpoch", "int32", (7, 32767), None, None, None, True, None),
+    _FieldInfo("topics", "topics", "[]FetchTopic", (0, 32767), None, None, None, False, FetchTopic),
+    _FieldInfo(
+        "forgotten_topics_data",
+        "forgottenTopicsData",
+        "[]ForgottenTopic",
+        (7, 32767),
+        None,
+        None,
+        None,
+        False,
+        ForgottenTopic,
+    ),
+    _FieldInfo("rack_id", "rackId", "string", (11, 32767), None, None, None, True, None),
+)
 FetchRequest._READERS = {
     0: _read_FetchRequest_v0,
     1: _read_FetchRequest_v0,

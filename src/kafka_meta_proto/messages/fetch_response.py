@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -2950,6 +2951,143 @@ def _from_json_FetchResponse(d, version, path):
     return o
 
 
+EpochEndOffset._FIELDS = (
+    _FieldInfo("epoch", "epoch", "int32", (12, 32767), None, None, None, False, None),
+    _FieldInfo("end_offset", "endOffset", "int64", (12, 32767), None, None, None, False, None),
+)
+LeaderIdAndEpoch._FIELDS = (
+    _FieldInfo("leader_id", "leaderId", "int32", (12, 32767), None, None, None, False, None),
+    _FieldInfo("leader_epoch", "leaderEpoch", "int32", (12, 32767), None, None, None, False, None),
+)
+SnapshotId._FIELDS = (
+    _FieldInfo("end_offset", "endOffset", "int64", (0, 32767), None, None, None, False, None),
+    _FieldInfo("epoch", "epoch", "int32", (0, 32767), None, None, None, False, None),
+)
+AbortedTransaction._FIELDS = (
+    _FieldInfo("producer_id", "producerId", "int64", (4, 32767), None, None, None, False, None),
+    _FieldInfo("first_offset", "firstOffset", "int64", (4, 32767), None, None, None, False, None),
+)
+PartitionData._FIELDS = (
+    _FieldInfo(
+        "partition_index", "partitionIndex", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("error_code", "errorCode", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "high_watermark", "highWatermark", "int64", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo(
+        "last_stable_offset", "lastStableOffset", "int64", (4, 32767), None, None, None, True, None
+    ),
+    _FieldInfo(
+        "log_start_offset", "logStartOffset", "int64", (5, 32767), None, None, None, True, None
+    ),
+    _FieldInfo(
+        "diverging_epoch",
+        "divergingEpoch",
+        "EpochEndOffset",
+        (12, 32767),
+        None,
+        (12, 32767),
+        0,
+        False,
+        EpochEndOffset,
+    ),
+    _FieldInfo(
+        "current_leader",
+        "currentLeader",
+        "LeaderIdAndEpoch",
+        (12, 32767),
+        None,
+        (12, 32767),
+        1,
+        False,
+        LeaderIdAndEpoch,
+    ),
+    _FieldInfo(
+        "snapshot_id",
+        "snapshotId",
+        "SnapshotId",
+        (12, 32767),
+        None,
+        (12, 32767),
+        2,
+        False,
+        SnapshotId,
+    ),
+    _FieldInfo(
+        "aborted_transactions",
+        "abortedTransactions",
+        "[]AbortedTransaction",
+        (4, 32767),
+        (4, 32767),
+        None,
+        None,
+        True,
+        AbortedTransaction,
+    ),
+    _FieldInfo(
+        "preferred_read_replica",
+        "preferredReadReplica",
+        "int32",
+        (11, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo("records", "records", "records", (0, 32767), (0, 32767), None, None, False, None),
+)
+FetchableTopicResponse._FIELDS = (
+    _FieldInfo("topic", "topic", "string", (0, 12), None, None, None, True, None),
+    _FieldInfo("topic_id", "topicId", "uuid", (13, 32767), None, None, None, True, None),
+    _FieldInfo(
+        "partitions",
+        "partitions",
+        "[]PartitionData",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        PartitionData,
+    ),
+)
+NodeEndpoint._FIELDS = (
+    _FieldInfo("node_id", "nodeId", "int32", (16, 32767), None, None, None, False, None),
+    _FieldInfo("host", "host", "string", (16, 32767), None, None, None, False, None),
+    _FieldInfo("port", "port", "int32", (16, 32767), None, None, None, False, None),
+    _FieldInfo("rack", "rack", "string", (16, 32767), (16, 32767), None, None, False, None),
+)
+FetchResponse._FIELDS = (
+    _FieldInfo(
+        "throttle_time_ms", "throttleTimeMs", "int32", (1, 32767), None, None, None, True, None
+    ),
+    _FieldInfo("error_code", "errorCode", "int16", (7, 32767), None, None, None, True, None),
+    _FieldInfo("session_id", "sessionId", "int32", (7, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "responses",
+        "responses",
+        "[]FetchableTopicResponse",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        FetchableTopicResponse,
+    ),
+    _FieldInfo(
+        "node_endpoints",
+        "nodeEndpoints",
+        "[]NodeEndpoint",
+        (16, 32767),
+        None,
+        (16, 32767),
+        0,
+        False,
+        NodeEndpoint,
+    ),
+)
 FetchResponse._READERS = {
     0: _read_FetchResponse_v0,
     1: _read_FetchResponse_v1,

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -323,6 +324,38 @@ def _from_json_FindDisklessBatchesRequest(d, version, path):
     return o
 
 
+FindDisklessBatchesPartition._FIELDS = (
+    _FieldInfo("topic_id", "topicId", "uuid", (0, 32767), None, None, None, False, None),
+    _FieldInfo("partition", "partition", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("offset", "offset", "int64", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "max_partition_fetch_bytes",
+        "maxPartitionFetchBytes",
+        "int32",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+)
+FindDisklessBatchesRequest._FIELDS = (
+    _FieldInfo(
+        "fetch_max_bytes", "fetchMaxBytes", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo(
+        "partitions",
+        "partitions",
+        "[]FindDisklessBatchesPartition",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        FindDisklessBatchesPartition,
+    ),
+)
 FindDisklessBatchesRequest._READERS = {0: _read_FindDisklessBatchesRequest_v0}
 FindDisklessBatchesRequest._WRITERS = {0: _write_FindDisklessBatchesRequest_v0}
 FindDisklessBatchesRequest._SIZERS = {0: _size_FindDisklessBatchesRequest_v0}

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -729,6 +730,75 @@ def _from_json_FindDisklessBatchesResponse(d, version, path):
     return o
 
 
+DisklessBatch._FIELDS = (
+    _FieldInfo("batch_id", "batchId", "int64", (0, 32767), None, None, None, False, None),
+    _FieldInfo("object_key", "objectKey", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("byte_offset", "byteOffset", "int64", (0, 32767), None, None, None, False, None),
+    _FieldInfo("byte_size", "byteSize", "int64", (0, 32767), None, None, None, False, None),
+    _FieldInfo("base_offset", "baseOffset", "int64", (0, 32767), None, None, None, False, None),
+    _FieldInfo("last_offset", "lastOffset", "int64", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "log_append_timestamp",
+        "logAppendTimestamp",
+        "int64",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "batch_max_timestamp",
+        "batchMaxTimestamp",
+        "int64",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "timestamp_type", "timestampType", "int16", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("producer_id", "producerId", "int64", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "producer_epoch", "producerEpoch", "int16", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("base_sequence", "baseSequence", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("last_sequence", "lastSequence", "int32", (0, 32767), None, None, None, False, None),
+)
+FindDisklessBatchesPartitionResult._FIELDS = (
+    _FieldInfo("topic_id", "topicId", "uuid", (0, 32767), None, None, None, False, None),
+    _FieldInfo("partition", "partition", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("error_code", "errorCode", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "log_start_offset", "logStartOffset", "int64", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo(
+        "high_watermark", "highWatermark", "int64", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo(
+        "batches", "batches", "[]DisklessBatch", (0, 32767), None, None, None, False, DisklessBatch
+    ),
+)
+FindDisklessBatchesResponse._FIELDS = (
+    _FieldInfo(
+        "throttle_time_ms", "throttleTimeMs", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo(
+        "partitions",
+        "partitions",
+        "[]FindDisklessBatchesPartitionResult",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        FindDisklessBatchesPartitionResult,
+    ),
+)
 FindDisklessBatchesResponse._READERS = {0: _read_FindDisklessBatchesResponse_v0}
 FindDisklessBatchesResponse._WRITERS = {0: _write_FindDisklessBatchesResponse_v0}
 FindDisklessBatchesResponse._SIZERS = {0: _size_FindDisklessBatchesResponse_v0}

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -327,6 +328,26 @@ def _from_json_InitDisklessTopicsRequest(d, version, path):
     return o
 
 
+InitDisklessTopic._FIELDS = (
+    _FieldInfo("topic_id", "topicId", "uuid", (0, 32767), None, None, None, False, None),
+    _FieldInfo("topic_name", "topicName", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "num_partitions", "numPartitions", "int32", (0, 32767), None, None, None, False, None
+    ),
+)
+InitDisklessTopicsRequest._FIELDS = (
+    _FieldInfo(
+        "topics",
+        "topics",
+        "[]InitDisklessTopic",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        InitDisklessTopic,
+    ),
+)
 InitDisklessTopicsRequest._READERS = {0: _read_InitDisklessTopicsRequest_v0}
 InitDisklessTopicsRequest._WRITERS = {0: _write_InitDisklessTopicsRequest_v0}
 InitDisklessTopicsRequest._SIZERS = {0: _size_InitDisklessTopicsRequest_v0}

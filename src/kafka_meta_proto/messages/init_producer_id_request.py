@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -380,6 +381,34 @@ def _from_json_InitProducerIdRequest(d, version, path):
     return o
 
 
+InitProducerIdRequest._FIELDS = (
+    _FieldInfo(
+        "transactional_id",
+        "transactionalId",
+        "string",
+        (0, 32767),
+        (0, 32767),
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "transaction_timeout_ms",
+        "transactionTimeoutMs",
+        "int32",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo("producer_id", "producerId", "int64", (3, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "producer_epoch", "producerEpoch", "int16", (3, 32767), None, None, None, False, None
+    ),
+)
 InitProducerIdRequest._READERS = {
     0: _read_InitProducerIdRequest_v0,
     1: _read_InitProducerIdRequest_v0,

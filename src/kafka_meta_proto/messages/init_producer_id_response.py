@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -200,6 +201,16 @@ def _from_json_InitProducerIdResponse(d, version, path):
     return o
 
 
+InitProducerIdResponse._FIELDS = (
+    _FieldInfo(
+        "throttle_time_ms", "throttleTimeMs", "int32", (0, 32767), None, None, None, True, None
+    ),
+    _FieldInfo("error_code", "errorCode", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo("producer_id", "producerId", "int64", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "producer_epoch", "producerEpoch", "int16", (0, 32767), None, None, None, False, None
+    ),
+)
 InitProducerIdResponse._READERS = {
     0: _read_InitProducerIdResponse_v0,
     1: _read_InitProducerIdResponse_v0,

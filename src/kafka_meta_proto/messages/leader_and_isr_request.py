@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -3211,6 +3212,112 @@ def _from_json_LeaderAndIsrRequest(d, version, path):
     return o
 
 
+LeaderAndIsrPartitionState._FIELDS = (
+    _FieldInfo("topic_name", "topicName", "string", (0, 1), None, None, None, True, None),
+    _FieldInfo(
+        "partition_index", "partitionIndex", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo(
+        "controller_epoch", "controllerEpoch", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("leader", "leader", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("leader_epoch", "leaderEpoch", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("isr", "isr", "[]int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "partition_epoch", "partitionEpoch", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("replicas", "replicas", "[]int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "adding_replicas", "addingReplicas", "[]int32", (3, 32767), None, None, None, True, None
+    ),
+    _FieldInfo(
+        "removing_replicas", "removingReplicas", "[]int32", (3, 32767), None, None, None, True, None
+    ),
+    _FieldInfo("is_new", "isNew", "bool", (1, 32767), None, None, None, True, None),
+    _FieldInfo(
+        "leader_recovery_state",
+        "leaderRecoveryState",
+        "int8",
+        (6, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+)
+LeaderAndIsrTopicState._FIELDS = (
+    _FieldInfo("topic_name", "topicName", "string", (2, 32767), None, None, None, False, None),
+    _FieldInfo("topic_id", "topicId", "uuid", (5, 32767), None, None, None, True, None),
+    _FieldInfo(
+        "partition_states",
+        "partitionStates",
+        "[]LeaderAndIsrPartitionState",
+        (2, 32767),
+        None,
+        None,
+        None,
+        False,
+        LeaderAndIsrPartitionState,
+    ),
+)
+LeaderAndIsrLiveLeader._FIELDS = (
+    _FieldInfo("broker_id", "brokerId", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("host_name", "hostName", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("port", "port", "int32", (0, 32767), None, None, None, False, None),
+)
+LeaderAndIsrRequest._FIELDS = (
+    _FieldInfo("controller_id", "controllerId", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "is_k_raft_controller",
+        "isKRaftController",
+        "bool",
+        (7, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "controller_epoch", "controllerEpoch", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("broker_epoch", "brokerEpoch", "int64", (2, 32767), None, None, None, True, None),
+    _FieldInfo("type", "type", "int8", (5, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "ungrouped_partition_states",
+        "ungroupedPartitionStates",
+        "[]LeaderAndIsrPartitionState",
+        (0, 1),
+        None,
+        None,
+        None,
+        False,
+        LeaderAndIsrPartitionState,
+    ),
+    _FieldInfo(
+        "topic_states",
+        "topicStates",
+        "[]LeaderAndIsrTopicState",
+        (2, 32767),
+        None,
+        None,
+        None,
+        False,
+        LeaderAndIsrTopicState,
+    ),
+    _FieldInfo(
+        "live_leaders",
+        "liveLeaders",
+        "[]LeaderAndIsrLiveLeader",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        LeaderAndIsrLiveLeader,
+    ),
+)
 LeaderAndIsrRequest._READERS = {
     0: _read_LeaderAndIsrRequest_v0,
     1: _read_LeaderAndIsrRequest_v1,

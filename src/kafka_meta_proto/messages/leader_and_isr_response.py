@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -762,6 +763,52 @@ def _from_json_LeaderAndIsrResponse(d, version, path):
     return o
 
 
+LeaderAndIsrPartitionError._FIELDS = (
+    _FieldInfo("topic_name", "topicName", "string", (0, 4), None, None, None, True, None),
+    _FieldInfo(
+        "partition_index", "partitionIndex", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("error_code", "errorCode", "int16", (0, 32767), None, None, None, False, None),
+)
+LeaderAndIsrTopicError._FIELDS = (
+    _FieldInfo("topic_id", "topicId", "uuid", (5, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "partition_errors",
+        "partitionErrors",
+        "[]LeaderAndIsrPartitionError",
+        (5, 32767),
+        None,
+        None,
+        None,
+        False,
+        LeaderAndIsrPartitionError,
+    ),
+)
+LeaderAndIsrResponse._FIELDS = (
+    _FieldInfo("error_code", "errorCode", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "partition_errors",
+        "partitionErrors",
+        "[]LeaderAndIsrPartitionError",
+        (0, 4),
+        None,
+        None,
+        None,
+        False,
+        LeaderAndIsrPartitionError,
+    ),
+    _FieldInfo(
+        "topics",
+        "topics",
+        "[]LeaderAndIsrTopicError",
+        (5, 32767),
+        None,
+        None,
+        None,
+        False,
+        LeaderAndIsrTopicError,
+    ),
+)
 LeaderAndIsrResponse._READERS = {
     0: _read_LeaderAndIsrResponse_v0,
     1: _read_LeaderAndIsrResponse_v0,

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -528,6 +529,20 @@ def _from_json_LeaderChangeMessage(d, version, path):
     return o
 
 
+Voter._FIELDS = (
+    _FieldInfo("voter_id", "voterId", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "voter_directory_id", "voterDirectoryId", "uuid", (1, 32767), None, None, None, False, None
+    ),
+)
+LeaderChangeMessage._FIELDS = (
+    _FieldInfo("version", "version", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo("leader_id", "leaderId", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("voters", "voters", "[]Voter", (0, 32767), None, None, None, False, Voter),
+    _FieldInfo(
+        "granting_voters", "grantingVoters", "[]Voter", (0, 32767), None, None, None, False, Voter
+    ),
+)
 LeaderChangeMessage._READERS = {0: _read_LeaderChangeMessage_v0, 1: _read_LeaderChangeMessage_v1}
 LeaderChangeMessage._WRITERS = {0: _write_LeaderChangeMessage_v0, 1: _write_LeaderChangeMessage_v1}
 LeaderChangeMessage._SIZERS = {0: _size_LeaderChangeMessage_v0, 1: _size_LeaderChangeMessage_v1}

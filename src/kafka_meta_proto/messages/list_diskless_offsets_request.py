@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -287,6 +288,24 @@ def _from_json_ListDisklessOffsetsRequest(d, version, path):
     return o
 
 
+ListDisklessOffsetsPartition._FIELDS = (
+    _FieldInfo("topic_id", "topicId", "uuid", (0, 32767), None, None, None, False, None),
+    _FieldInfo("partition", "partition", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("timestamp", "timestamp", "int64", (0, 32767), None, None, None, False, None),
+)
+ListDisklessOffsetsRequest._FIELDS = (
+    _FieldInfo(
+        "partitions",
+        "partitions",
+        "[]ListDisklessOffsetsPartition",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        ListDisklessOffsetsPartition,
+    ),
+)
 ListDisklessOffsetsRequest._READERS = {0: _read_ListDisklessOffsetsRequest_v0}
 ListDisklessOffsetsRequest._WRITERS = {0: _write_ListDisklessOffsetsRequest_v0}
 ListDisklessOffsetsRequest._SIZERS = {0: _size_ListDisklessOffsetsRequest_v0}

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -1190,6 +1191,56 @@ def _from_json_ListOffsetsRequest(d, version, path):
     return o
 
 
+ListOffsetsPartition._FIELDS = (
+    _FieldInfo(
+        "partition_index", "partitionIndex", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo(
+        "current_leader_epoch",
+        "currentLeaderEpoch",
+        "int32",
+        (4, 32767),
+        None,
+        None,
+        None,
+        True,
+        None,
+    ),
+    _FieldInfo("timestamp", "timestamp", "int64", (0, 32767), None, None, None, False, None),
+    _FieldInfo("max_num_offsets", "maxNumOffsets", "int32", (0, 0), None, None, None, False, None),
+)
+ListOffsetsTopic._FIELDS = (
+    _FieldInfo("name", "name", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "partitions",
+        "partitions",
+        "[]ListOffsetsPartition",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        ListOffsetsPartition,
+    ),
+)
+ListOffsetsRequest._FIELDS = (
+    _FieldInfo("replica_id", "replicaId", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "isolation_level", "isolationLevel", "int8", (2, 32767), None, None, None, False, None
+    ),
+    _FieldInfo(
+        "topics",
+        "topics",
+        "[]ListOffsetsTopic",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        ListOffsetsTopic,
+    ),
+    _FieldInfo("timeout_ms", "timeoutMs", "int32", (10, 32767), None, None, None, True, None),
+)
 ListOffsetsRequest._READERS = {
     0: _read_ListOffsetsRequest_v0,
     1: _read_ListOffsetsRequest_v1,

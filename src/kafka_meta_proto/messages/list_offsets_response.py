@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -1143,6 +1144,48 @@ def _from_json_ListOffsetsResponse(d, version, path):
     return o
 
 
+ListOffsetsPartitionResponse._FIELDS = (
+    _FieldInfo(
+        "partition_index", "partitionIndex", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("error_code", "errorCode", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "old_style_offsets", "oldStyleOffsets", "[]int64", (0, 0), None, None, None, False, None
+    ),
+    _FieldInfo("timestamp", "timestamp", "int64", (1, 32767), None, None, None, False, None),
+    _FieldInfo("offset", "offset", "int64", (1, 32767), None, None, None, False, None),
+    _FieldInfo("leader_epoch", "leaderEpoch", "int32", (4, 32767), None, None, None, False, None),
+)
+ListOffsetsTopicResponse._FIELDS = (
+    _FieldInfo("name", "name", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "partitions",
+        "partitions",
+        "[]ListOffsetsPartitionResponse",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        ListOffsetsPartitionResponse,
+    ),
+)
+ListOffsetsResponse._FIELDS = (
+    _FieldInfo(
+        "throttle_time_ms", "throttleTimeMs", "int32", (2, 32767), None, None, None, True, None
+    ),
+    _FieldInfo(
+        "topics",
+        "topics",
+        "[]ListOffsetsTopicResponse",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        ListOffsetsTopicResponse,
+    ),
+)
 ListOffsetsResponse._READERS = {
     0: _read_ListOffsetsResponse_v0,
     1: _read_ListOffsetsResponse_v1,

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -991,6 +992,56 @@ def _from_json_MetadataRequest(d, version, path):
     return o
 
 
+MetadataRequestTopic._FIELDS = (
+    _FieldInfo("topic_id", "topicId", "uuid", (10, 32767), None, None, None, True, None),
+    _FieldInfo("name", "name", "string", (0, 32767), (10, 32767), None, None, False, None),
+)
+MetadataRequest._FIELDS = (
+    _FieldInfo(
+        "topics",
+        "topics",
+        "[]MetadataRequestTopic",
+        (0, 32767),
+        (1, 32767),
+        None,
+        None,
+        False,
+        MetadataRequestTopic,
+    ),
+    _FieldInfo(
+        "allow_auto_topic_creation",
+        "allowAutoTopicCreation",
+        "bool",
+        (4, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "include_cluster_authorized_operations",
+        "includeClusterAuthorizedOperations",
+        "bool",
+        (8, 10),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "include_topic_authorized_operations",
+        "includeTopicAuthorizedOperations",
+        "bool",
+        (8, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+)
 MetadataRequest._READERS = {
     0: _read_MetadataRequest_v0,
     1: _read_MetadataRequest_v1,

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -3796,6 +3797,95 @@ def _from_json_MetadataResponse(d, version, path):
     return o
 
 
+MetadataResponseBroker._FIELDS = (
+    _FieldInfo("node_id", "nodeId", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("host", "host", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("port", "port", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("rack", "rack", "string", (1, 32767), (1, 32767), None, None, True, None),
+)
+MetadataResponsePartition._FIELDS = (
+    _FieldInfo("error_code", "errorCode", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "partition_index", "partitionIndex", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("leader_id", "leaderId", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("leader_epoch", "leaderEpoch", "int32", (7, 32767), None, None, None, True, None),
+    _FieldInfo(
+        "replica_nodes", "replicaNodes", "[]int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("isr_nodes", "isrNodes", "[]int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "offline_replicas", "offlineReplicas", "[]int32", (5, 32767), None, None, None, True, None
+    ),
+)
+MetadataResponseTopic._FIELDS = (
+    _FieldInfo("error_code", "errorCode", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo("name", "name", "string", (0, 32767), (12, 32767), None, None, False, None),
+    _FieldInfo("topic_id", "topicId", "uuid", (10, 32767), None, None, None, True, None),
+    _FieldInfo("is_internal", "isInternal", "bool", (1, 32767), None, None, None, True, None),
+    _FieldInfo(
+        "partitions",
+        "partitions",
+        "[]MetadataResponsePartition",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        MetadataResponsePartition,
+    ),
+    _FieldInfo(
+        "topic_authorized_operations",
+        "topicAuthorizedOperations",
+        "int32",
+        (8, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+)
+MetadataResponse._FIELDS = (
+    _FieldInfo(
+        "throttle_time_ms", "throttleTimeMs", "int32", (3, 32767), None, None, None, True, None
+    ),
+    _FieldInfo(
+        "brokers",
+        "brokers",
+        "[]MetadataResponseBroker",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        MetadataResponseBroker,
+    ),
+    _FieldInfo("cluster_id", "clusterId", "string", (2, 32767), (2, 32767), None, None, True, None),
+    _FieldInfo("controller_id", "controllerId", "int32", (1, 32767), None, None, None, True, None),
+    _FieldInfo(
+        "topics",
+        "topics",
+        "[]MetadataResponseTopic",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        MetadataResponseTopic,
+    ),
+    _FieldInfo(
+        "cluster_authorized_operations",
+        "clusterAuthorizedOperations",
+        "int32",
+        (8, 10),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+)
 MetadataResponse._READERS = {
     0: _read_MetadataResponse_v0,
     1: _read_MetadataResponse_v1,

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -873,6 +874,49 @@ def _from_json_OffsetForLeaderEpochRequest(d, version, path):
     return o
 
 
+OffsetForLeaderPartition._FIELDS = (
+    _FieldInfo("partition", "partition", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "current_leader_epoch",
+        "currentLeaderEpoch",
+        "int32",
+        (2, 32767),
+        None,
+        None,
+        None,
+        True,
+        None,
+    ),
+    _FieldInfo("leader_epoch", "leaderEpoch", "int32", (0, 32767), None, None, None, False, None),
+)
+OffsetForLeaderTopic._FIELDS = (
+    _FieldInfo("topic", "topic", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "partitions",
+        "partitions",
+        "[]OffsetForLeaderPartition",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        OffsetForLeaderPartition,
+    ),
+)
+OffsetForLeaderEpochRequest._FIELDS = (
+    _FieldInfo("replica_id", "replicaId", "int32", (3, 32767), None, None, None, True, None),
+    _FieldInfo(
+        "topics",
+        "topics",
+        "[]OffsetForLeaderTopic",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        OffsetForLeaderTopic,
+    ),
+)
 OffsetForLeaderEpochRequest._READERS = {
     0: _read_OffsetForLeaderEpochRequest_v0,
     1: _read_OffsetForLeaderEpochRequest_v0,

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -885,6 +886,42 @@ def _from_json_OffsetForLeaderEpochResponse(d, version, path):
     return o
 
 
+EpochEndOffset._FIELDS = (
+    _FieldInfo("error_code", "errorCode", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo("partition", "partition", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("leader_epoch", "leaderEpoch", "int32", (1, 32767), None, None, None, True, None),
+    _FieldInfo("end_offset", "endOffset", "int64", (0, 32767), None, None, None, False, None),
+)
+OffsetForLeaderTopicResult._FIELDS = (
+    _FieldInfo("topic", "topic", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "partitions",
+        "partitions",
+        "[]EpochEndOffset",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        EpochEndOffset,
+    ),
+)
+OffsetForLeaderEpochResponse._FIELDS = (
+    _FieldInfo(
+        "throttle_time_ms", "throttleTimeMs", "int32", (2, 32767), None, None, None, True, None
+    ),
+    _FieldInfo(
+        "topics",
+        "topics",
+        "[]OffsetForLeaderTopicResult",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        OffsetForLeaderTopicResult,
+    ),
+)
 OffsetForLeaderEpochResponse._READERS = {
     0: _read_OffsetForLeaderEpochResponse_v0,
     1: _read_OffsetForLeaderEpochResponse_v1,

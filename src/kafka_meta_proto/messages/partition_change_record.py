@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -1414,6 +1415,73 @@ def _from_json_PartitionChangeRecord(d, version, path):
     return o
 
 
+PartitionChangeRecord._FIELDS = (
+    _FieldInfo("partition_id", "partitionId", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("topic_id", "topicId", "uuid", (0, 32767), None, None, None, False, None),
+    _FieldInfo("isr", "isr", "[]int32", (0, 32767), (0, 32767), (0, 32767), 0, False, None),
+    _FieldInfo("leader", "leader", "int32", (0, 32767), None, (0, 32767), 1, False, None),
+    _FieldInfo(
+        "replicas", "replicas", "[]int32", (0, 32767), (0, 32767), (0, 32767), 2, False, None
+    ),
+    _FieldInfo(
+        "removing_replicas",
+        "removingReplicas",
+        "[]int32",
+        (0, 32767),
+        (0, 32767),
+        (0, 32767),
+        3,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "adding_replicas",
+        "addingReplicas",
+        "[]int32",
+        (0, 32767),
+        (0, 32767),
+        (0, 32767),
+        4,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "leader_recovery_state",
+        "leaderRecoveryState",
+        "int8",
+        (0, 32767),
+        None,
+        (0, 32767),
+        5,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "directories", "directories", "[]uuid", (1, 32767), (1, 32767), (1, 32767), 8, False, None
+    ),
+    _FieldInfo(
+        "eligible_leader_replicas",
+        "eligibleLeaderReplicas",
+        "[]int32",
+        (2, 32767),
+        (2, 32767),
+        (2, 32767),
+        6,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "last_known_elr",
+        "lastKnownElr",
+        "[]int32",
+        (2, 32767),
+        (2, 32767),
+        (2, 32767),
+        7,
+        False,
+        None,
+    ),
+)
 PartitionChangeRecord._READERS = {
     0: _read_PartitionChangeRecord_v0,
     1: _read_PartitionChangeRecord_v1,

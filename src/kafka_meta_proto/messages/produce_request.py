@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -872,6 +873,50 @@ def _from_json_ProduceRequest(d, version, path):
     return o
 
 
+PartitionProduceData._FIELDS = (
+    _FieldInfo("index", "index", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("records", "records", "records", (0, 32767), (0, 32767), None, None, False, None),
+)
+TopicProduceData._FIELDS = (
+    _FieldInfo("name", "name", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "partition_data",
+        "partitionData",
+        "[]PartitionProduceData",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        PartitionProduceData,
+    ),
+)
+ProduceRequest._FIELDS = (
+    _FieldInfo(
+        "transactional_id",
+        "transactionalId",
+        "string",
+        (3, 32767),
+        (3, 32767),
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo("acks", "acks", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo("timeout_ms", "timeoutMs", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "topic_data",
+        "topicData",
+        "[]TopicProduceData",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        TopicProduceData,
+    ),
+)
 ProduceRequest._READERS = {
     0: _read_ProduceRequest_v0,
     1: _read_ProduceRequest_v0,

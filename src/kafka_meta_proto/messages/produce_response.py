@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -2502,6 +2503,107 @@ def _from_json_ProduceResponse(d, version, path):
     return o
 
 
+BatchIndexAndErrorMessage._FIELDS = (
+    _FieldInfo("batch_index", "batchIndex", "int32", (8, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "batch_index_error_message",
+        "batchIndexErrorMessage",
+        "string",
+        (8, 32767),
+        (8, 32767),
+        None,
+        None,
+        False,
+        None,
+    ),
+)
+LeaderIdAndEpoch._FIELDS = (
+    _FieldInfo("leader_id", "leaderId", "int32", (10, 32767), None, None, None, False, None),
+    _FieldInfo("leader_epoch", "leaderEpoch", "int32", (10, 32767), None, None, None, False, None),
+)
+PartitionProduceResponse._FIELDS = (
+    _FieldInfo("index", "index", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("error_code", "errorCode", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo("base_offset", "baseOffset", "int64", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "log_append_time_ms", "logAppendTimeMs", "int64", (2, 32767), None, None, None, True, None
+    ),
+    _FieldInfo(
+        "log_start_offset", "logStartOffset", "int64", (5, 32767), None, None, None, True, None
+    ),
+    _FieldInfo(
+        "record_errors",
+        "recordErrors",
+        "[]BatchIndexAndErrorMessage",
+        (8, 32767),
+        None,
+        None,
+        None,
+        True,
+        BatchIndexAndErrorMessage,
+    ),
+    _FieldInfo(
+        "error_message", "errorMessage", "string", (8, 32767), (8, 32767), None, None, True, None
+    ),
+    _FieldInfo(
+        "current_leader",
+        "currentLeader",
+        "LeaderIdAndEpoch",
+        (10, 32767),
+        None,
+        (10, 32767),
+        0,
+        False,
+        LeaderIdAndEpoch,
+    ),
+)
+TopicProduceResponse._FIELDS = (
+    _FieldInfo("name", "name", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "partition_responses",
+        "partitionResponses",
+        "[]PartitionProduceResponse",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        PartitionProduceResponse,
+    ),
+)
+NodeEndpoint._FIELDS = (
+    _FieldInfo("node_id", "nodeId", "int32", (10, 32767), None, None, None, False, None),
+    _FieldInfo("host", "host", "string", (10, 32767), None, None, None, False, None),
+    _FieldInfo("port", "port", "int32", (10, 32767), None, None, None, False, None),
+    _FieldInfo("rack", "rack", "string", (10, 32767), (10, 32767), None, None, False, None),
+)
+ProduceResponse._FIELDS = (
+    _FieldInfo(
+        "responses",
+        "responses",
+        "[]TopicProduceResponse",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        TopicProduceResponse,
+    ),
+    _FieldInfo(
+        "throttle_time_ms", "throttleTimeMs", "int32", (1, 32767), None, None, None, True, None
+    ),
+    _FieldInfo(
+        "node_endpoints",
+        "nodeEndpoints",
+        "[]NodeEndpoint",
+        (10, 32767),
+        None,
+        (10, 32767),
+        0,
+        False,
+        NodeEndpoint,
+    ),
+)
 ProduceResponse._READERS = {
     0: _read_ProduceResponse_v0,
     1: _read_ProduceResponse_v1,

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -1398,6 +1399,93 @@ def _from_json_RegisterBrokerRecord(d, version, path):
     return o
 
 
+BrokerEndpoint._FIELDS = (
+    _FieldInfo("name", "name", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("host", "host", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("port", "port", "uint16", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "security_protocol", "securityProtocol", "int16", (0, 32767), None, None, None, False, None
+    ),
+)
+BrokerFeature._FIELDS = (
+    _FieldInfo("name", "name", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "min_supported_version",
+        "minSupportedVersion",
+        "int16",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "max_supported_version",
+        "maxSupportedVersion",
+        "int16",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+)
+RegisterBrokerRecord._FIELDS = (
+    _FieldInfo("broker_id", "brokerId", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "is_migrating_zk_broker",
+        "isMigratingZkBroker",
+        "bool",
+        (2, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "incarnation_id", "incarnationId", "uuid", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("broker_epoch", "brokerEpoch", "int64", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "end_points",
+        "endPoints",
+        "[]BrokerEndpoint",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        BrokerEndpoint,
+    ),
+    _FieldInfo(
+        "features",
+        "features",
+        "[]BrokerFeature",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        BrokerFeature,
+    ),
+    _FieldInfo("rack", "rack", "string", (0, 32767), (0, 32767), None, None, False, None),
+    _FieldInfo("fenced", "fenced", "bool", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "in_controlled_shutdown",
+        "inControlledShutdown",
+        "bool",
+        (1, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo("log_dirs", "logDirs", "[]uuid", (3, 32767), None, (3, 32767), 0, False, None),
+)
 RegisterBrokerRecord._READERS = {
     0: _read_RegisterBrokerRecord_v0,
     1: _read_RegisterBrokerRecord_v1,

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -638,6 +639,70 @@ def _from_json_RegisterControllerRecord(d, version, path):
     return o
 
 
+ControllerEndpoint._FIELDS = (
+    _FieldInfo("name", "name", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("host", "host", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("port", "port", "uint16", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "security_protocol", "securityProtocol", "int16", (0, 32767), None, None, None, False, None
+    ),
+)
+ControllerFeature._FIELDS = (
+    _FieldInfo("name", "name", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "min_supported_version",
+        "minSupportedVersion",
+        "int16",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "max_supported_version",
+        "maxSupportedVersion",
+        "int16",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+)
+RegisterControllerRecord._FIELDS = (
+    _FieldInfo("controller_id", "controllerId", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "incarnation_id", "incarnationId", "uuid", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo(
+        "zk_migration_ready", "zkMigrationReady", "bool", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo(
+        "end_points",
+        "endPoints",
+        "[]ControllerEndpoint",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        ControllerEndpoint,
+    ),
+    _FieldInfo(
+        "features",
+        "features",
+        "[]ControllerFeature",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        ControllerFeature,
+    ),
+)
 RegisterControllerRecord._READERS = {0: _read_RegisterControllerRecord_v0}
 RegisterControllerRecord._WRITERS = {0: _write_RegisterControllerRecord_v0}
 RegisterControllerRecord._SIZERS = {0: _size_RegisterControllerRecord_v0}

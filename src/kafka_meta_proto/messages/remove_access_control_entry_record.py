@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -130,6 +131,9 @@ def _from_json_RemoveAccessControlEntryRecord(d, version, path):
     return o
 
 
+RemoveAccessControlEntryRecord._FIELDS = (
+    _FieldInfo("id", "id", "uuid", (0, 32767), None, None, None, False, None),
+)
 RemoveAccessControlEntryRecord._READERS = {0: _read_RemoveAccessControlEntryRecord_v0}
 RemoveAccessControlEntryRecord._WRITERS = {0: _write_RemoveAccessControlEntryRecord_v0}
 RemoveAccessControlEntryRecord._SIZERS = {0: _size_RemoveAccessControlEntryRecord_v0}

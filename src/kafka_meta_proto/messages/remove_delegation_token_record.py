@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -165,6 +166,9 @@ def _from_json_RemoveDelegationTokenRecord(d, version, path):
     return o
 
 
+RemoveDelegationTokenRecord._FIELDS = (
+    _FieldInfo("token_id", "tokenId", "string", (0, 32767), None, None, None, False, None),
+)
 RemoveDelegationTokenRecord._READERS = {0: _read_RemoveDelegationTokenRecord_v0}
 RemoveDelegationTokenRecord._WRITERS = {0: _write_RemoveDelegationTokenRecord_v0}
 RemoveDelegationTokenRecord._SIZERS = {0: _size_RemoveDelegationTokenRecord_v0}

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -183,6 +184,10 @@ def _from_json_RemoveUserScramCredentialRecord(d, version, path):
     return o
 
 
+RemoveUserScramCredentialRecord._FIELDS = (
+    _FieldInfo("name", "name", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("mechanism", "mechanism", "int8", (0, 32767), None, None, None, False, None),
+)
 RemoveUserScramCredentialRecord._READERS = {0: _read_RemoveUserScramCredentialRecord_v0}
 RemoveUserScramCredentialRecord._WRITERS = {0: _write_RemoveUserScramCredentialRecord_v0}
 RemoveUserScramCredentialRecord._SIZERS = {0: _size_RemoveUserScramCredentialRecord_v0}

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -290,6 +291,26 @@ def _from_json_RequestHeader(d, version, path):
     return o
 
 
+RequestHeader._FIELDS = (
+    _FieldInfo(
+        "request_api_key", "requestApiKey", "int16", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo(
+        "request_api_version",
+        "requestApiVersion",
+        "int16",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "correlation_id", "correlationId", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("client_id", "clientId", "string", (1, 32767), (1, 32767), None, None, True, None),
+)
 RequestHeader._READERS = {
     0: _read_RequestHeader_v0,
     1: _read_RequestHeader_v1,

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -155,6 +156,11 @@ def _from_json_ResponseHeader(d, version, path):
     return o
 
 
+ResponseHeader._FIELDS = (
+    _FieldInfo(
+        "correlation_id", "correlationId", "int32", (0, 32767), None, None, None, False, None
+    ),
+)
 ResponseHeader._READERS = {0: _read_ResponseHeader_v0, 1: _read_ResponseHeader_v1}
 ResponseHeader._WRITERS = {0: _write_ResponseHeader_v0, 1: _write_ResponseHeader_v1}
 ResponseHeader._SIZERS = {0: _size_ResponseHeader_v0, 1: _size_ResponseHeader_v1}

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -142,6 +143,20 @@ def _from_json_SnapshotHeaderRecord(d, version, path):
     return o
 
 
+SnapshotHeaderRecord._FIELDS = (
+    _FieldInfo("version", "version", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "last_contained_log_timestamp",
+        "lastContainedLogTimestamp",
+        "int64",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+)
 SnapshotHeaderRecord._READERS = {0: _read_SnapshotHeaderRecord_v0}
 SnapshotHeaderRecord._WRITERS = {0: _write_SnapshotHeaderRecord_v0}
 SnapshotHeaderRecord._SIZERS = {0: _size_SnapshotHeaderRecord_v0}

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -1322,6 +1323,93 @@ def _from_json_StopReplicaRequest(d, version, path):
     return o
 
 
+StopReplicaPartitionV0._FIELDS = (
+    _FieldInfo("topic_name", "topicName", "string", (0, 0), None, None, None, False, None),
+    _FieldInfo("partition_index", "partitionIndex", "int32", (0, 0), None, None, None, False, None),
+)
+StopReplicaTopicV1._FIELDS = (
+    _FieldInfo("name", "name", "string", (1, 2), None, None, None, False, None),
+    _FieldInfo(
+        "partition_indexes", "partitionIndexes", "[]int32", (1, 2), None, None, None, False, None
+    ),
+)
+StopReplicaPartitionState._FIELDS = (
+    _FieldInfo(
+        "partition_index", "partitionIndex", "int32", (3, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("leader_epoch", "leaderEpoch", "int32", (3, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "delete_partition", "deletePartition", "bool", (3, 32767), None, None, None, False, None
+    ),
+)
+StopReplicaTopicState._FIELDS = (
+    _FieldInfo("topic_name", "topicName", "string", (3, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "partition_states",
+        "partitionStates",
+        "[]StopReplicaPartitionState",
+        (3, 32767),
+        None,
+        None,
+        None,
+        False,
+        StopReplicaPartitionState,
+    ),
+)
+StopReplicaRequest._FIELDS = (
+    _FieldInfo("controller_id", "controllerId", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "is_k_raft_controller",
+        "isKRaftController",
+        "bool",
+        (4, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "controller_epoch", "controllerEpoch", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("broker_epoch", "brokerEpoch", "int64", (1, 32767), None, None, None, True, None),
+    _FieldInfo(
+        "delete_partitions", "deletePartitions", "bool", (0, 2), None, None, None, False, None
+    ),
+    _FieldInfo(
+        "ungrouped_partitions",
+        "ungroupedPartitions",
+        "[]StopReplicaPartitionV0",
+        (0, 0),
+        None,
+        None,
+        None,
+        False,
+        StopReplicaPartitionV0,
+    ),
+    _FieldInfo(
+        "topics",
+        "topics",
+        "[]StopReplicaTopicV1",
+        (1, 2),
+        None,
+        None,
+        None,
+        False,
+        StopReplicaTopicV1,
+    ),
+    _FieldInfo(
+        "topic_states",
+        "topicStates",
+        "[]StopReplicaTopicState",
+        (3, 32767),
+        None,
+        None,
+        None,
+        False,
+        StopReplicaTopicState,
+    ),
+)
 StopReplicaRequest._READERS = {
     0: _read_StopReplicaRequest_v0,
     1: _read_StopReplicaRequest_v1,

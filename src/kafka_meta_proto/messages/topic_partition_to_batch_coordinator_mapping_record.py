@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -161,6 +162,21 @@ def _from_json_TopicPartitionToBatchCoordinatorMappingRecord(d, version, path):
     return o
 
 
+TopicPartitionToBatchCoordinatorMappingRecord._FIELDS = (
+    _FieldInfo("topic_id", "topicId", "uuid", (0, 32767), None, None, None, False, None),
+    _FieldInfo("partition", "partition", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "coordinator_partition",
+        "coordinatorPartition",
+        "int32",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+)
 TopicPartitionToBatchCoordinatorMappingRecord._READERS = {
     0: _read_TopicPartitionToBatchCoordinatorMappingRecord_v0
 }

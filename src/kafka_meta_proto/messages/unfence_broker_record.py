@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -142,6 +143,10 @@ def _from_json_UnfenceBrokerRecord(d, version, path):
     return o
 
 
+UnfenceBrokerRecord._FIELDS = (
+    _FieldInfo("id", "id", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("epoch", "epoch", "int64", (0, 32767), None, None, None, False, None),
+)
 UnfenceBrokerRecord._READERS = {0: _read_UnfenceBrokerRecord_v0}
 UnfenceBrokerRecord._WRITERS = {0: _write_UnfenceBrokerRecord_v0}
 UnfenceBrokerRecord._SIZERS = {0: _size_UnfenceBrokerRecord_v0}

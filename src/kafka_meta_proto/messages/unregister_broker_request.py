@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -132,6 +133,9 @@ def _from_json_UnregisterBrokerRequest(d, version, path):
     return o
 
 
+UnregisterBrokerRequest._FIELDS = (
+    _FieldInfo("broker_id", "brokerId", "int32", (0, 32767), None, None, None, False, None),
+)
 UnregisterBrokerRequest._READERS = {0: _read_UnregisterBrokerRequest_v0}
 UnregisterBrokerRequest._WRITERS = {0: _write_UnregisterBrokerRequest_v0}
 UnregisterBrokerRequest._SIZERS = {0: _size_UnregisterBrokerRequest_v0}

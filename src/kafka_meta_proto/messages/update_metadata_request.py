@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -3350,6 +3351,115 @@ def _from_json_UpdateMetadataRequest(d, version, path):
     return o
 
 
+UpdateMetadataPartitionState._FIELDS = (
+    _FieldInfo("topic_name", "topicName", "string", (0, 4), None, None, None, True, None),
+    _FieldInfo(
+        "partition_index", "partitionIndex", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo(
+        "controller_epoch", "controllerEpoch", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("leader", "leader", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("leader_epoch", "leaderEpoch", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("isr", "isr", "[]int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("zk_version", "zkVersion", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("replicas", "replicas", "[]int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "offline_replicas", "offlineReplicas", "[]int32", (4, 32767), None, None, None, True, None
+    ),
+)
+UpdateMetadataTopicState._FIELDS = (
+    _FieldInfo("topic_name", "topicName", "string", (5, 32767), None, None, None, False, None),
+    _FieldInfo("topic_id", "topicId", "uuid", (7, 32767), None, None, None, True, None),
+    _FieldInfo(
+        "partition_states",
+        "partitionStates",
+        "[]UpdateMetadataPartitionState",
+        (5, 32767),
+        None,
+        None,
+        None,
+        False,
+        UpdateMetadataPartitionState,
+    ),
+)
+UpdateMetadataEndpoint._FIELDS = (
+    _FieldInfo("port", "port", "int32", (1, 32767), None, None, None, False, None),
+    _FieldInfo("host", "host", "string", (1, 32767), None, None, None, False, None),
+    _FieldInfo("listener", "listener", "string", (3, 32767), None, None, None, True, None),
+    _FieldInfo(
+        "security_protocol", "securityProtocol", "int16", (1, 32767), None, None, None, False, None
+    ),
+)
+UpdateMetadataBroker._FIELDS = (
+    _FieldInfo("id", "id", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo("v0_host", "v0Host", "string", (0, 0), None, None, None, True, None),
+    _FieldInfo("v0_port", "v0Port", "int32", (0, 0), None, None, None, True, None),
+    _FieldInfo(
+        "endpoints",
+        "endpoints",
+        "[]UpdateMetadataEndpoint",
+        (1, 32767),
+        None,
+        None,
+        None,
+        True,
+        UpdateMetadataEndpoint,
+    ),
+    _FieldInfo("rack", "rack", "string", (2, 32767), (0, 32767), None, None, True, None),
+)
+UpdateMetadataRequest._FIELDS = (
+    _FieldInfo("controller_id", "controllerId", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "is_k_raft_controller",
+        "isKRaftController",
+        "bool",
+        (8, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo("type", "type", "int8", (8, 32767), None, (8, 32767), 0, False, None),
+    _FieldInfo(
+        "controller_epoch", "controllerEpoch", "int32", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo("broker_epoch", "brokerEpoch", "int64", (5, 32767), None, None, None, True, None),
+    _FieldInfo(
+        "ungrouped_partition_states",
+        "ungroupedPartitionStates",
+        "[]UpdateMetadataPartitionState",
+        (0, 4),
+        None,
+        None,
+        None,
+        False,
+        UpdateMetadataPartitionState,
+    ),
+    _FieldInfo(
+        "topic_states",
+        "topicStates",
+        "[]UpdateMetadataTopicState",
+        (5, 32767),
+        None,
+        None,
+        None,
+        False,
+        UpdateMetadataTopicState,
+    ),
+    _FieldInfo(
+        "live_brokers",
+        "liveBrokers",
+        "[]UpdateMetadataBroker",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        UpdateMetadataBroker,
+    ),
+)
 UpdateMetadataRequest._READERS = {
     0: _read_UpdateMetadataRequest_v0,
     1: _read_UpdateMetadataRequest_v1,

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -155,6 +156,9 @@ def _from_json_UpdateMetadataResponse(d, version, path):
     return o
 
 
+UpdateMetadataResponse._FIELDS = (
+    _FieldInfo("error_code", "errorCode", "int16", (0, 32767), None, None, None, False, None),
+)
 UpdateMetadataResponse._READERS = {
     0: _read_UpdateMetadataResponse_v0,
     1: _read_UpdateMetadataResponse_v0,

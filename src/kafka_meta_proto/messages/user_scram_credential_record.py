@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -356,6 +357,14 @@ def _from_json_UserScramCredentialRecord(d, version, path):
     return o
 
 
+UserScramCredentialRecord._FIELDS = (
+    _FieldInfo("name", "name", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("mechanism", "mechanism", "int8", (0, 32767), None, None, None, False, None),
+    _FieldInfo("salt", "salt", "bytes", (0, 32767), None, None, None, False, None),
+    _FieldInfo("stored_key", "storedKey", "bytes", (0, 32767), None, None, None, False, None),
+    _FieldInfo("server_key", "serverKey", "bytes", (0, 32767), None, None, None, False, None),
+    _FieldInfo("iterations", "iterations", "int32", (0, 32767), None, None, None, False, None),
+)
 UserScramCredentialRecord._READERS = {0: _read_UserScramCredentialRecord_v0}
 UserScramCredentialRecord._WRITERS = {0: _write_UserScramCredentialRecord_v0}
 UserScramCredentialRecord._SIZERS = {0: _size_UserScramCredentialRecord_v0}

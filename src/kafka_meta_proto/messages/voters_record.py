@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -662,6 +663,59 @@ def _from_json_VotersRecord(d, version, path):
     return o
 
 
+Endpoint._FIELDS = (
+    _FieldInfo("name", "name", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("host", "host", "string", (0, 32767), None, None, None, False, None),
+    _FieldInfo("port", "port", "uint16", (0, 32767), None, None, None, False, None),
+)
+KRaftVersionFeature._FIELDS = (
+    _FieldInfo(
+        "min_supported_version",
+        "minSupportedVersion",
+        "int16",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+    _FieldInfo(
+        "max_supported_version",
+        "maxSupportedVersion",
+        "int16",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        None,
+    ),
+)
+Voter._FIELDS = (
+    _FieldInfo("voter_id", "voterId", "int32", (0, 32767), None, None, None, False, None),
+    _FieldInfo(
+        "voter_directory_id", "voterDirectoryId", "uuid", (0, 32767), None, None, None, False, None
+    ),
+    _FieldInfo(
+        "endpoints", "endpoints", "[]Endpoint", (0, 32767), None, None, None, False, Endpoint
+    ),
+    _FieldInfo(
+        "k_raft_version_feature",
+        "kRaftVersionFeature",
+        "KRaftVersionFeature",
+        (0, 32767),
+        None,
+        None,
+        None,
+        False,
+        KRaftVersionFeature,
+    ),
+)
+VotersRecord._FIELDS = (
+    _FieldInfo("version", "version", "int16", (0, 32767), None, None, None, False, None),
+    _FieldInfo("voters", "voters", "[]Voter", (0, 32767), None, None, None, False, Voter),
+)
 VotersRecord._READERS = {0: _read_VotersRecord_v0}
 VotersRecord._WRITERS = {0: _write_VotersRecord_v0}
 VotersRecord._SIZERS = {0: _size_VotersRecord_v0}

@@ -16,6 +16,7 @@ from kafka_meta_proto import wire as _w
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kafka_meta_proto.message import Message as _Message
 from kafka_meta_proto.message import absent_field_error as _absent
+from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo
 from kafka_meta_proto.uuid import Uuid
 from kafka_meta_proto.wire import INT16 as _INT16
 from kafka_meta_proto.wire import INT32 as _INT32
@@ -129,6 +130,11 @@ def _from_json_ZkMigrationStateRecord(d, version, path):
     return o
 
 
+ZkMigrationStateRecord._FIELDS = (
+    _FieldInfo(
+        "zk_migration_state", "zkMigrationState", "int8", (0, 32767), None, None, None, False, None
+    ),
+)
 ZkMigrationStateRecord._READERS = {0: _read_ZkMigrationStateRecord_v0}
 ZkMigrationStateRecord._WRITERS = {0: _write_ZkMigrationStateRecord_v0}
 ZkMigrationStateRecord._SIZERS = {0: _size_ZkMigrationStateRecord_v0}

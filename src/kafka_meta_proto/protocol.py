@@ -1,0 +1,144 @@
+"""Request and response frames: int32 size, header, body.
+
+Header versions follow Kafka's rule: a request uses header v2 when its api version is flexible
+and v1 otherwise (ControlledShutdown v0 uses v0); a response uses header v1 when flexible and v0
+otherwise, except ApiVersions responses, which always use v0 so any client can read them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import DecodeError, UnsupportedVersionError
+from .message import Message
+from .messages import REGISTRY
+from .wire import INT32
+
+API_VERSIONS_KEY = 18
+CONTROLLED_SHUTDOWN_KEY = 7
+MAX_FRAME_SIZE = 100 * 1024 * 1024  # Kafka's socket.request.max.bytes default is 100 MiB
+
+
+def _request_class(api_key: int, registry=REGISTRY) -> type[Message]:
+    try:
+        return registry.request_class(api_key)
+    except KeyError:
+        raise UnsupportedVersionError(f"no request schema for api key {api_key}") from None
+
+
+def request_header_version(api_key: int, api_version: int, registry=REGISTRY) -> int:
+    if api_key == CONTROLLED_SHUTDOWN_KEY and api_version == 0:
+        return 0
+    return 2 if _request_class(api_key, registry).is_flexible(api_version) else 1
+
+
+def response_header_version(api_key: int, api_version: int, registry=REGISTRY) -> int:
+    if api_key == API_VERSIONS_KEY:
+        return 0
+    return 1 if _request_class(api_key, registry).is_flexible(api_version) else 0
+
+
+@dataclass
+class Request:
+    header: Message  # RequestHeader
+    body: Message
+
+    @property
+    def api_key(self) -> int:
+        return self.header.request_api_key
+
+    @property
+    def api_version(self) -> int:
+        return self.header.request_api_version
+
+    @property
+    def correlation_id(self) -> int:
+        return self.header.correlation_id
+
+
+@dataclass
+class Response:
+    header: Message  # ResponseHeader
+    body: Message
+
+    @property
+    def correlation_id(self) -> int:
+        return self.header.correlation_id
+
+
+def frame(payload: bytes) -> bytes:
+    """Prefix with the int32 size."""
+    return INT32.pack(len(payload)) + payload
+
+
+def unframe(data, offset: int = 0, max_size: int = MAX_FRAME_SIZE) -> tuple[bytes, int]:
+    """Read one size-prefixed frame; return its payload and the offset after it."""
+    if len(data) - offset < 4:
+        raise DecodeError("frame shorter than its 4-byte size", offset, "size")
+    (size,) = INT32.unpack_from(data, offset)
+    if size < 0 or size > max_size:
+        raise DecodeError(f"invalid frame size {size}", offset, "size")
+    end = offset + 4 + size
+    if end > len(data):
+        raise DecodeError(f"frame of {size} bytes but only {len(data) - offset - 4} follow", offset, "size")
+    return bytes(data[offset + 4 : end]), end
+
+
+def encode_request(
+    body: Message,
+    api_version: int,
+    correlation_id: int,
+    client_id: str | None = None,
+    *,
+    registry=REGISTRY,
+    size_prefix: bool = True,
+) -> bytes:
+    """Header and body of a request, size-prefixed unless asked otherwise."""
+    api_key = body.API_KEY
+    hv = request_header_version(api_key, api_version, registry)
+    header_cls = registry.message_class("RequestHeader")
+    header = header_cls(request_api_key=api_key, request_api_version=api_version, correlation_id=correlation_id)
+    if hv >= 1:
+        header.client_id = client_id
+    out = bytearray()
+    header.encode_into(out, hv)
+    body.encode_into(out, api_version)
+    return frame(bytes(out)) if size_prefix else bytes(out)
+
+
+def decode_request(data, *, size_prefix: bool = True, registry=REGISTRY) -> Request:
+    """Decode a request frame, dispatching on the api key and version in its header."""
+    payload = unframe(data)[0] if size_prefix else bytes(data)
+    if len(payload) < 4:
+        raise DecodeError("request shorter than its api key and version", 0, "header")
+    api_key, api_version = int.from_bytes(payload[0:2], "big", signed=True), int.from_bytes(payload[2:4], "big", signed=True)
+    body_cls = _request_class(api_key, registry)
+    if api_version not in body_cls.versions():
+        raise UnsupportedVersionError(f"{body_cls.NAME} has no version {api_version}")
+    hv = request_header_version(api_key, api_version, registry)
+    header, pos = registry.message_class("RequestHeader").decode_from(payload, hv, 0)
+    body = body_cls.decode(payload[pos:], api_version) if pos else body_cls.decode(payload, api_version)
+    return Request(header, body)
+
+
+def encode_response(
+    body: Message, api_version: int, correlation_id: int, *, registry=REGISTRY, size_prefix: bool = True
+) -> bytes:
+    hv = response_header_version(body.API_KEY, api_version, registry)
+    header = registry.message_class("ResponseHeader")(correlation_id=correlation_id)
+    out = bytearray()
+    header.encode_into(out, hv)
+    body.encode_into(out, api_version)
+    return frame(bytes(out)) if size_prefix else bytes(out)
+
+
+def decode_response(data, api_key: int, api_version: int, *, size_prefix: bool = True, registry=REGISTRY) -> Response:
+    """Decode a response frame; the api key and version come from the matching request."""
+    payload = unframe(data)[0] if size_prefix else bytes(data)
+    try:
+        body_cls = registry.response_class(api_key)
+    except KeyError:
+        raise UnsupportedVersionError(f"no response schema for api key {api_key}") from None
+    hv = response_header_version(api_key, api_version, registry)
+    header, pos = registry.message_class("ResponseHeader").decode_from(payload, hv, 0)
+    return Response(header, body_cls.decode(payload[pos:], api_version))

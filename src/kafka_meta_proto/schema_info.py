@@ -1,0 +1,37 @@
+"""What each generated class knows of its schema, for tools that work across all messages
+(hypothesis strategies, Spark schemas, documentation). The codecs never read this."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+OPEN = 0x7FFF  # the upper bound of an open-ended range such as "3+"
+
+
+class FieldInfo(NamedTuple):
+    name: str  # Python attribute
+    json_name: str  # Kafka's JSON name
+    type: str  # schema type: "int32", "string", "[]int32", "[]Topic", "Topic", ...
+    versions: tuple[int, int]
+    nullable: tuple[int, int] | None
+    tagged: tuple[int, int] | None
+    tag: int | None
+    ignorable: bool
+    struct: type | None  # the class of a struct or struct-array field
+
+    def present(self, version: int) -> bool:
+        return self.versions[0] <= version <= self.versions[1]
+
+    def is_nullable(self, version: int) -> bool:
+        return self.nullable is not None and self.nullable[0] <= version <= self.nullable[1]
+
+    def is_tagged(self, version: int) -> bool:
+        return self.tagged is not None and self.tagged[0] <= version <= self.tagged[1]
+
+    @property
+    def is_array(self) -> bool:
+        return self.type.startswith("[]")
+
+    @property
+    def element_type(self) -> str:
+        return self.type[2:] if self.is_array else self.type
