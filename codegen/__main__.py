@@ -28,6 +28,7 @@ def main(argv=None) -> int:
     ap.add_argument("--package", help="package folder name (default: messages under src/kafka_meta_proto)")
     ap.add_argument("--check", action="store_true", help="do not write; fail if the files are stale")
     ap.add_argument("--jobs", type=int, help="worker processes for rendering (default: CPU count)")
+    ap.add_argument("--full", action="store_true", help="render every file, even those whose stamp shows them current")
     args = ap.parse_args(argv)
 
     schemas = args.schemas or DEFAULT_SCHEMAS
@@ -35,12 +36,12 @@ def main(argv=None) -> int:
     package = args.package or DEFAULT_PACKAGE
     # The package's import name: inside our tree it is kafka_meta_proto.messages.
     import_name = f"kafka_meta_proto.{package}" if out.resolve() == DEFAULT_OUT.resolve() else package
+    target = out / package
     try:
-        files = generate(schemas, import_name, relative_to=ROOT, jobs=args.jobs)
+        files = generate(schemas, import_name, relative_to=ROOT, jobs=args.jobs, reuse=None if args.full else target)
     except SchemaError as e:
         print(f"schema error: {e}", file=sys.stderr)
         return 2
-    target = out / package
     if args.check:
         stale = stale_files(files, target)
         if stale:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+
+import black
 
 from kafka_meta_proto.registry import Registry
 
@@ -12,27 +15,88 @@ from .render import module_name, render_message, render_package_init
 from .spec import MessageSpec, load_tree
 
 
+CODEGEN_DIR = Path(__file__).resolve().parent
+FINGERPRINT = "# fingerprint: "
+
+
 def _render_one(args) -> tuple[str, str]:
-    spec, source = args
-    return module_name(spec) + ".py", render_message(spec, source)
+    spec, source, inputs = args
+    return module_name(spec) + ".py", stamp(render_message(spec, source), inputs)
 
 
-def generate(schema_dirs, package: str, relative_to: Path | None = None, jobs: int | None = None) -> dict[str, str]:
-    """Return {relative file name: text} for the package generated from the schema dirs."""
+def generator_digest() -> str:
+    """Everything besides the schema that decides the output: generator code, templates, black."""
+    h = hashlib.sha256(black.__version__.encode())
+    for path in sorted(CODEGEN_DIR.glob("*.py")) + sorted((CODEGEN_DIR / "templates").glob("*.j2")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def stamp(text: str, inputs: str) -> str:
+    """Add a second line recording the digest of the inputs and of the rest of the file, so an
+    unchanged file can be recognised without rendering it again (and a hand edit is still seen)."""
+    first, rest = text.split("\n", 1)
+    body = hashlib.sha256(rest.encode()).hexdigest()[:16]
+    return f"{first}\n{FINGERPRINT}inputs {inputs[:16]} body {body}\n{rest}"
+
+
+def still_fresh(path: Path, inputs: str) -> str | None:
+    """The file's text when its stamp says it was generated from these inputs and not edited."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    first, _, rest = text.partition("\n")
+    line, _, body = rest.partition("\n")
+    want = f"{FINGERPRINT}inputs {inputs[:16]} body {hashlib.sha256(body.encode()).hexdigest()[:16]}"
+    return text if line == want else None
+
+
+def generate(
+    schema_dirs,
+    package: str,
+    relative_to: Path | None = None,
+    jobs: int | None = None,
+    reuse: Path | None = None,
+) -> dict[str, str]:
+    """Return {relative file name: text} for the package generated from the schema dirs.
+
+    With ``reuse`` (the package folder), files whose stamp matches their inputs are taken as they
+    are instead of being rendered again; the result is the same, only faster."""
     specs: list[MessageSpec] = load_tree(schema_dirs)
     # Refuse duplicate names and keys before writing anything.
     Registry(package, [(s.name, module_name(s), s.type, s.api_key) for s in specs])
     sources = {s.name: _display_path(Path(s.file), relative_to) for s in specs}
-    work = [(s, sources[s.name]) for s in specs]
+    digest = generator_digest()
+    inputs = {s.name: _inputs(digest, package, sources[s.name], Path(s.file).read_bytes()) for s in specs}
+    files: dict[str, str] = {}
+    work = []
+    for s in specs:
+        name = module_name(s) + ".py"
+        old = still_fresh(reuse / name, inputs[s.name]) if reuse is not None else None
+        if old is not None:
+            files[name] = old
+        else:
+            work.append((s, sources[s.name], inputs[s.name]))
     jobs = jobs or min(len(work), os.cpu_count() or 1)
     if jobs > 1 and len(work) > 4:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            rendered = dict(pool.map(_render_one, work, chunksize=4))
+            files.update(pool.map(_render_one, work, chunksize=4))
     else:
-        rendered = dict(map(_render_one, work))
-    files = {"__init__.py": render_package_init(package, specs, sources)}
-    files.update(sorted(rendered.items()))
-    return files
+        files.update(map(_render_one, work))
+    init_inputs = _inputs(digest, package, *sorted(inputs.values()))
+    init = still_fresh(reuse / "__init__.py", init_inputs) if reuse is not None else None
+    if init is None:
+        init = stamp(render_package_init(package, specs, sources), init_inputs)
+    return {"__init__.py": init, **dict(sorted(files.items()))}
+
+
+def _inputs(*parts) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part if isinstance(part, bytes) else str(part).encode())
+        h.update(b"\0")
+    return h.hexdigest()
 
 
 def _display_path(path: Path, relative_to: Path | None) -> str:

@@ -46,4 +46,4 @@ def load(path: Path) -> dict:
     try:
         return json.loads(strip_comments(text))
     except (json.JSONDecodeError, ValueError) as e:
-        raise ValueError(f"{path}: not valid JSON: {e}") from None
+        raise ValueError(f"not valid JSON: {e}") from None

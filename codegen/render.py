@@ -17,8 +17,6 @@ PY_TYPES = {
     "int64": "int", "float64": "float", "string": "str", "bytes": "bytes", "records": "bytes",
     "uuid": "Uuid",
 }  # fmt: skip
-# Names the generated modules use themselves; a struct may not take them.
-RESERVED_NAMES = {"Uuid", "ClassVar", "DecodeError", "EncodeError", "UnsupportedVersionError"}
 
 
 def module_name(msg: MessageSpec) -> str:
@@ -106,11 +104,6 @@ class _Renderer:
                             formats[step.fmt] = f"_S{len(formats)}"
                             self.constants.append((formats[step.fmt], step.fmt))
                         step.const = formats[step.fmt]
-        for name in self.layouts:
-            if name in RESERVED_NAMES:
-                from .spec import SchemaError
-
-                raise SchemaError(msg.file, name, "reserved struct name", f"{name} is a name the generated code uses")
 
     def version_condition(self, versions: Versions, layouts, untagged_of: FieldSpec | None = None) -> str:
         """A condition on ``version`` that holds exactly for the versions of interest among the

@@ -52,6 +52,12 @@ ENTITY_TYPES = {
     "brokerId": "int32",
 }
 FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*\Z")
+DECIMAL = re.compile(r"[-+]?[0-9]+")
+HEX_DIGITS = re.compile(r"[0-9a-fA-F]+")
+JAVA_DOUBLE = re.compile(r"[-+]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?)[dDfF]?")
+URLSAFE_B64 = re.compile(r"[A-Za-z0-9_-]+={0,2}")
+# Names the generated modules use themselves; a struct may not take them.
+RESERVED_NAMES = {"Uuid", "ClassVar", "DecodeError", "EncodeError", "UnsupportedVersionError"}
 STRUCT_NAME = re.compile(r"[A-Z][A-Za-z0-9]*\Z")
 
 MESSAGE_KEYS = {
@@ -181,8 +187,20 @@ class MessageSpec:
 
 
 def snake_case(name: str) -> str:
-    """``ThrottleTimeMs`` -> ``throttle_time_ms``, ``ISRChanges`` -> ``isr_changes``."""
-    s = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+    """Kafka's rule: an underscore before each capital that follows a non-capital, then lower case.
+    ``ThrottleTimeMs`` -> ``throttle_time_ms``, ``IsKRaftController`` -> ``is_kraft_controller``."""
+    out = []
+    prev_capital = True
+    for c in name:
+        if c.isupper():
+            if not prev_capital:
+                out.append("_")
+            out.append(c.lower())
+            prev_capital = True
+        else:
+            out.append(c)
+            prev_capital = False
+    s = "".join(out)
     return s + "_" if keyword.iskeyword(s) or s in ("self", "cls") else s
 
 
@@ -200,7 +218,9 @@ class _Reader:
     def error(self, path: str, rule: str, detail: str):
         raise SchemaError(self.file, path, rule, detail)
 
-    def versions(self, path: str, key: str, value) -> Versions:
+    def versions(self, path: str, key: str, value, absent: Versions | None = None) -> Versions:
+        if value == "" and absent is not None:
+            return absent  # Kafka reads an empty range as "not given"
         try:
             return Versions.parse(value)
         except ValueError as e:
@@ -233,7 +253,9 @@ class _Reader:
         if "validVersions" not in obj:
             self.error("", "missing validVersions", "every message needs validVersions")
         valid = self.versions("", "validVersions", obj["validVersions"])
-        deprecated = self.versions("", "deprecatedVersions", obj.get("deprecatedVersions", "none"))
+        if not valid.empty and valid.open_ended:
+            self.error("", "validVersions not bounded", f"{valid} has no highest version; give one, as in 0-3")
+        deprecated = self.versions("", "deprecatedVersions", obj.get("deprecatedVersions", "none"), NONE)
         if valid.empty:
             flexible = NONE
         else:
@@ -245,6 +267,8 @@ class _Reader:
         listeners = obj.get("listeners") or []
         if not isinstance(listeners, list) or any(x not in LISTENERS for x in listeners):
             self.error("", "invalid listeners", f"{listeners!r}: each must be one of {', '.join(LISTENERS)}")
+        if listeners and mtype != "request":
+            self.error("", "listeners on a non-request", "only requests say which listeners accept them")
         unstable = obj.get("latestVersionUnstable", False)
         if not isinstance(unstable, bool):
             self.error("", "invalid latestVersionUnstable", f"{unstable!r} must be true or false")
@@ -260,6 +284,9 @@ class _Reader:
         self.commons = commons
         self.structs: dict[str, StructSpec] = {}
         fields = self.fields(name, obj.get("fields"), valid, flexible, "")
+        for f in fields:
+            if f.map_key:
+                self.error(f.name, "mapKey on a top-level field", "only fields of structs inside arrays can be map keys")
         root = StructSpec(name, valid, fields)
         for c in obj.get("commonStructs") or []:  # now that all names are known, resolve bodies
             spec = commons[c["name"]]
@@ -285,6 +312,8 @@ class _Reader:
         name = obj.get("name")
         if not isinstance(name, str) or not STRUCT_NAME.match(name):
             self.error(str(name), "invalid struct name", f"{name!r} must be CamelCase")
+        if name in RESERVED_NAMES:
+            self.error(name, "reserved struct name", f"{name} is a name the generated code uses")
         if "versions" not in obj:
             self.error(name, "missing versions", f"common struct {name} needs versions")
         versions = self.versions(name, "versions", obj["versions"])
@@ -328,7 +357,7 @@ class _Reader:
         if not isinstance(name, str) or not FIELD_NAME.match(name):
             self.error(path, "invalid field name", f"{name!r} must be letters and digits, starting with a letter")
         self.unknown_keys(path, obj, FIELD_KEYS)
-        tagged = self.versions(path, "taggedVersions", obj.get("taggedVersions", "none"))
+        tagged = self.versions(path, "taggedVersions", obj.get("taggedVersions", "none"), NONE)
         if "versions" in obj:
             versions = self.versions(path, "versions", obj["versions"])
         elif not tagged.empty:
@@ -344,7 +373,7 @@ class _Reader:
             self.error(path, "invalid type", f"{ftype}: arrays of arrays are not supported")
         if base.is_struct and not STRUCT_NAME.match(base.name):
             self.error(path, "unknown type", f"{ftype} is neither a primitive type nor a struct name")
-        nullable = self.versions(path, "nullableVersions", obj.get("nullableVersions", "none"))
+        nullable = self.versions(path, "nullableVersions", obj.get("nullableVersions", "none"), NONE)
         if not nullable.empty and not ftype.can_be_nullable:
             self.error(path, "type cannot be nullable", f"{ftype} fields cannot have nullableVersions; only string, bytes, records, arrays and structs can")
         sub = obj.get("fields")
@@ -356,6 +385,9 @@ class _Reader:
             flex_override = self.versions(path, "flexibleVersions", fv)
             if ftype.name not in ("string", "bytes"):
                 self.error(path, "flexibleVersions override on a non-string", "only string and bytes fields can override flexibleVersions")
+            if not flexible.contains_range(flex_override):
+                self.error(path, "field flexibleVersions outside the message's",
+                           f"{flex_override} must lie inside the message's flexibleVersions {flexible}")  # fmt: skip
         tag = obj.get("tag")
         if tag is not None:
             if isinstance(tag, str) and tag.strip().lstrip("-").isdigit():
@@ -379,8 +411,11 @@ class _Reader:
                 self.error(path, "taggedVersions not open-ended", f"taggedVersions {tagged} must be N+")
             if tagged.intersect(versions) != tagged:
                 self.error(path, "taggedVersions outside versions", f"taggedVersions {tagged} must lie inside versions {versions}")
-            if not flexible.contains_range(tagged):
-                self.error(path, "taggedVersions outside flexibleVersions", f"taggedVersions {tagged} must lie inside the message's flexibleVersions {flexible}")
+            field_flexible = flexible if flex_override is None else flex_override
+            if not field_flexible.contains_range(tagged):
+                self.error(path, "taggedVersions outside flexibleVersions", f"taggedVersions {tagged} must lie inside the flexibleVersions {field_flexible}")
+            if ftype.name == "records":
+                self.error(path, "tagged records field", "a records field cannot be tagged")
         elif not tagged.empty:
             self.error(path, "taggedVersions without tag", f"taggedVersions {tagged} given but no tag")
         if zero_copy and ftype.name != "bytes":
@@ -425,6 +460,8 @@ class _Reader:
 
     def struct_for(self, path: str, sname: str, sub, versions: Versions, flexible: Versions) -> StructSpec:
         if sub:
+            if sname in RESERVED_NAMES:
+                self.error(path, "reserved struct name", f"{sname} is a name the generated code uses")
             if sname in self.structs or sname in self.commons:
                 self.error(path, "duplicate struct", f"struct {sname} is defined more than once")
             spec = StructSpec(sname, versions, [])
@@ -450,22 +487,24 @@ class _Reader:
             if text == "":
                 return 0
             digits, base = (text[2:], 16) if text.startswith("0x") else (text, 10)
-            try:
-                value = int(digits, base)
-            except ValueError:
+            if not (HEX_DIGITS if base == 16 else DECIMAL).fullmatch(digits):
                 bad("not an integer")
+            value = int(digits, base)
             lo, hi = INT_RANGES[t.name]
             if not lo <= value <= hi:
                 bad(f"out of range [{lo}, {hi}]")
             return value
         if t.name == "float64":
-            try:
-                return float(text) if text else 0.0
-            except ValueError:
+            if text == "":
+                return 0.0
+            if not JAVA_DOUBLE.fullmatch(text.strip()):
                 bad("not a number")
+            return float(text.replace("Infinity", "inf"))
         if t.name == "uuid":
             if text == "":
                 return _ZERO_UUID
+            if not URLSAFE_B64.fullmatch(text):
+                bad("not URL-safe base64")
             try:
                 raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
             except (binascii.Error, ValueError):
@@ -485,8 +524,8 @@ class _Reader:
         if t.name == "records":
             return None  # Kafka's default for records is always null
         if text != "":
-            kind = "bytes" if t.name == "bytes" else ("array" if t.is_array else "struct")
-            bad(f"a {kind} field's default can only be empty or null")
+            kind = "a bytes" if t.name == "bytes" else ("an array" if t.is_array else "a struct")
+            bad(f"{kind} field's default can only be empty or null")
         if t.name == "bytes":
             return b""
         return [] if t.is_array else _EMPTY_STRUCT
@@ -522,11 +561,26 @@ def schema_files(dirs) -> list[Path]:
 def load_tree(dirs) -> list[MessageSpec]:
     """Read every schema under the directories; message names must be unique."""
     specs: dict[str, MessageSpec] = {}
+    keys: dict[tuple[str, int], MessageSpec] = {}
+    modules: dict[str, MessageSpec] = {}
     for path in schema_files(dirs):
         spec = load_message(path)
         if spec.name in specs:
             raise SchemaError(path, "", "duplicate message name", f"{spec.name} is also defined in {specs[spec.name].file}")
+        module = snake_case(spec.name)
+        if module in modules:
+            raise SchemaError(path, "", "duplicate module name", f"{spec.name} and {modules[module].name} ({modules[module].file}) both become {module}.py")
+        if spec.type in ("request", "response", "metadata") and spec.api_key is not None:
+            other = keys.get((spec.type, spec.api_key))
+            if other is not None and spec.type == "metadata":
+                raise SchemaError(path, "", "duplicate record type",
+                                  f"record type {spec.api_key} of {spec.name} is already used by {other.name} in {other.file}")  # fmt: skip
+            if other is not None:
+                raise SchemaError(path, "", "duplicate api key",
+                                  f"{spec.type} api key {spec.api_key} of {spec.name} is already used by {other.name} in {other.file}")  # fmt: skip
+            keys[(spec.type, spec.api_key)] = spec
         specs[spec.name] = spec
+        modules[module] = spec
     return sorted(specs.values(), key=lambda s: s.name)
 
 

@@ -1,0 +1,70 @@
+"""Shared test helpers: where the Kafka reference data lives, and how to skip without it."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ROOT.parent / "shared" / "kafka-reference"
+
+
+def reference(*parts: str) -> Path:
+    """A path inside ../shared/kafka-reference, or skip the test saying it is absent."""
+    path = REFERENCE.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"Kafka reference data not present at {path}")
+    return path
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+
+
+def same_json(a, b) -> bool:
+    """JSON equality where floats compare bit for bit (NaN equals NaN, -0.0 differs from 0.0)."""
+    if isinstance(a, float) or isinstance(b, float):
+        if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+            return False
+        a, b = float(a), float(b)
+        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    return a == b
+
+
+def canonical_unknown_tags(d):
+    """Unknown tagged fields compare as a tag-sorted list with canonical base64."""
+    if isinstance(d, dict):
+        out = {k: canonical_unknown_tags(v) for k, v in d.items()}
+        tags = out.get("_unknownTaggedFields")
+        if isinstance(tags, list):
+            out["_unknownTaggedFields"] = sorted(
+                ({"tag": t["tag"], "data": base64.b64encode(base64.b64decode(t["data"])).decode()} for t in tags),
+                key=lambda t: t["tag"],
+            )
+        return out
+    if isinstance(d, list):
+        return [canonical_unknown_tags(x) for x in d]
+    return d
+
+
+def vector_problems(cls, vec: dict) -> list[str]:
+    """Both directions of one golden vector: from_json().encode() == hex, decode().to_json() == data."""
+    version, data, want = vec["version"], vec["data"], bytes.fromhex(vec["hex"])
+    problems = []
+    got = cls.from_json(data, version).encode(version)
+    if got != want:
+        problems.append(f"encode: got {got.hex()[:100]} want {want.hex()[:100]}")
+    back = cls.decode(want, version).to_json(version)
+    if not same_json(canonical_unknown_tags(back), canonical_unknown_tags(data)):
+        problems.append(f"decode: got {json.dumps(back)[:160]} want {json.dumps(data)[:160]}")
+    return problems
