@@ -11,7 +11,8 @@ class DecodeError(KafkaProtocolError, ValueError):
     """Bytes that are not a valid encoding of the message at the requested version.
 
     ``path`` names the field being read (``topics[2].partitions[0].leader_id``), ``offset`` is the
-    byte offset in the input where the bad value starts, ``context`` names the message and version.
+    byte offset in the input where reading went wrong (for a bad length, just after the length
+    prefix, where the value it announces starts), ``context`` names the message and version.
     """
 
     def __init__(self, reason: str, offset: int | None = None, path: str = "", context: str = ""):

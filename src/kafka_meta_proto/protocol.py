@@ -106,9 +106,28 @@ def encode_request(
     return frame(bytes(out)) if size_prefix else bytes(out)
 
 
+def _whole(data, size_prefix: bool) -> bytes:
+    """The payload of exactly one frame (bytes after it are an error), or the data itself."""
+    if not size_prefix:
+        return bytes(data)
+    payload, end = unframe(data)
+    if end != len(data):
+        raise DecodeError(f"{len(data) - end} bytes after the frame", end, "size")
+    return payload
+
+
+def read_frames(data, offset: int = 0):
+    """Yield (payload, offset of the frame) for each size-prefixed frame in a buffer."""
+    while offset < len(data):
+        payload, end = unframe(data, offset)
+        yield payload, offset
+        offset = end
+
+
 def decode_request(data, *, size_prefix: bool = True, registry=REGISTRY) -> Request:
-    """Decode a request frame, dispatching on the api key and version in its header."""
-    payload = unframe(data)[0] if size_prefix else bytes(data)
+    """Decode one request (a whole frame, or header and body with size_prefix=False),
+    dispatching on the api key and version in its header."""
+    payload = _whole(data, size_prefix)
     if len(payload) < 4:
         raise DecodeError("request shorter than its api key and version", 0, "header")
     api_key, api_version = int.from_bytes(payload[0:2], "big", signed=True), int.from_bytes(payload[2:4], "big", signed=True)
@@ -133,8 +152,8 @@ def encode_response(
 
 
 def decode_response(data, api_key: int, api_version: int, *, size_prefix: bool = True, registry=REGISTRY) -> Response:
-    """Decode a response frame; the api key and version come from the matching request."""
-    payload = unframe(data)[0] if size_prefix else bytes(data)
+    """Decode one response; the api key and version come from the matching request."""
+    payload = _whole(data, size_prefix)
     try:
         body_cls = registry.response_class(api_key)
     except KeyError:

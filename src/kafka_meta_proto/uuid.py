@@ -5,6 +5,9 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+import re
+
+_TEXT = re.compile(r"[A-Za-z0-9_-]{22}")
 
 
 class Uuid:
@@ -36,8 +39,10 @@ class Uuid:
         """Parse Kafka's text form (22 URL-safe base64 characters)."""
         if not isinstance(text, str):
             raise ValueError(f"a Uuid string is expected, got {type(text).__name__}")
+        if not _TEXT.fullmatch(text):
+            raise ValueError(f"invalid Uuid string {text!r}: 22 URL-safe base64 characters are expected")
         try:
-            raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+            raw = base64.urlsafe_b64decode(text + "==")
         except (binascii.Error, ValueError) as e:
             raise ValueError(f"invalid Uuid string {text!r}: {e}") from None
         if len(raw) != 16:

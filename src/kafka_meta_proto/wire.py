@@ -26,6 +26,8 @@ def read_uvarint(buf, pos: int) -> tuple[int, int]:
         pos += 1
         value |= (b & 0x7F) << shift
         if b < 0x80:
+            if value > 0xFFFFFFFF:
+                raise DecodeError("unsigned varint exceeds 32 bits", start)
             return value, pos
         shift += 7
         if shift > 28:
