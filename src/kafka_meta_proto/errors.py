@@ -49,3 +49,8 @@ class EncodeError(KafkaProtocolError, ValueError):
 
 class UnsupportedVersionError(KafkaProtocolError):
     """The version is not valid for the message, or a field the version lacks holds a value."""
+
+
+class UnsupportedVersionDecodeError(DecodeError, UnsupportedVersionError):
+    """Bytes that name an api key or version no schema has (both a DecodeError, since the input
+    is what is wrong, and an UnsupportedVersionError, since that is the reason)."""

@@ -61,31 +61,30 @@ def record_type_name(name: str) -> str:
 def decode_record_value(value, registry=REGISTRY) -> MetadataRecord:
     """Decode a metadata record value (frame, type, version, body)."""
     data = bytes(value)
+    frame_version, pos = _header_varint(data, 0, "frame_version")
+    if frame_version != FRAME_VERSION:
+        raise DecodeError(f"unknown metadata frame version {frame_version} (Kafka writes {FRAME_VERSION})", 0, "frame_version")
+    start = pos
+    record_type, pos = _header_varint(data, pos, "record_type")
     try:
-        frame_version, pos = read_uvarint(data, 0)
-        if frame_version != FRAME_VERSION:
-            raise DecodeError(f"unknown metadata frame version {frame_version} (Kafka writes {FRAME_VERSION})", 0, "frame_version")
-        start = pos
-        record_type, pos = read_uvarint(data, pos)
-        try:
-            cls = registry.record_class(record_type)
-        except KeyError:
-            raise DecodeError(f"unknown metadata record type {record_type}", start, "record_type") from None
-        start = pos
-        version, pos = read_uvarint(data, pos)
-        if version not in cls.versions():
-            raise DecodeError(f"{cls.NAME} has no version {version}", start, "record_version")
-    except IndexError:
-        raise DecodeError("record value ends inside its frame header", len(data), "frame") from None
-    try:
-        message, end = cls.decode_from(data, version, pos)
-    except DecodeError as e:
-        if e.offset is not None:
-            e.offset = e.offset  # offsets are already relative to the whole value
-        raise
+        cls = registry.record_class(record_type)
+    except KeyError:
+        raise DecodeError(f"unknown metadata record type {record_type}", start, "record_type") from None
+    start = pos
+    version, pos = _header_varint(data, pos, "record_version")
+    if version not in cls.versions():
+        raise DecodeError(f"{cls.NAME} has no version {version}", start, "record_version")
+    message, end = cls.decode_from(data, version, pos)  # offsets stay relative to the whole value
     if end != len(data):
         raise DecodeError(f"{len(data) - end} bytes after the record body", end, context=f"{cls.NAME} v{version}")
     return MetadataRecord(record_type, version, message, frame_version)
+
+
+def _header_varint(data: bytes, pos: int, field: str) -> tuple[int, int]:
+    try:
+        return read_uvarint(data, pos)
+    except DecodeError as e:
+        raise e.within(field) from None
 
 
 def encode_record_value(message: Message, version: int, frame_version: int = FRAME_VERSION) -> bytes:

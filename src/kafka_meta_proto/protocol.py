@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import DecodeError, UnsupportedVersionError
+from .errors import DecodeError, UnsupportedVersionDecodeError, UnsupportedVersionError
 from .message import Message
 from .messages import REGISTRY
 from .wire import INT32
@@ -128,16 +128,35 @@ def decode_request(data, *, size_prefix: bool = True, registry=REGISTRY) -> Requ
     """Decode one request (a whole frame, or header and body with size_prefix=False),
     dispatching on the api key and version in its header."""
     payload = _whole(data, size_prefix)
+    base = 4 if size_prefix else 0  # errors give offsets into the input, not into the payload
     if len(payload) < 4:
-        raise DecodeError("request shorter than its api key and version", 0, "header")
+        raise DecodeError("request shorter than its api key and version", base, "header")
     api_key, api_version = int.from_bytes(payload[0:2], "big", signed=True), int.from_bytes(payload[2:4], "big", signed=True)
-    body_cls = _request_class(api_key, registry)
+    try:
+        body_cls = registry.request_class(api_key)
+    except KeyError:
+        raise UnsupportedVersionDecodeError(f"no request schema for api key {api_key}", base, "header.request_api_key") from None
     if api_version not in body_cls.versions():
-        raise UnsupportedVersionError(f"{body_cls.NAME} has no version {api_version}")
+        raise UnsupportedVersionDecodeError(f"{body_cls.NAME} has no version {api_version}", base + 2, "header.request_api_version")
     hv = request_header_version(api_key, api_version, registry)
-    header, pos = registry.message_class("RequestHeader").decode_from(payload, hv, 0)
-    body = body_cls.decode(payload[pos:], api_version) if pos else body_cls.decode(payload, api_version)
+    header, pos = _decode_part(registry.message_class("RequestHeader"), payload, hv, 0, base, "header")
+    body, _ = _decode_part(body_cls, payload, api_version, pos, base, "")
     return Request(header, body)
+
+
+def _decode_part(cls, payload: bytes, version: int, pos: int, base: int, path: str):
+    """Decode a header or body inside the payload; the body must end the payload."""
+    try:
+        msg, end = cls.decode_from(payload, version, pos)
+        if not path and end != len(payload):
+            raise DecodeError(f"{len(payload) - end} trailing bytes after the message", end, context=f"{cls.NAME} v{version}")
+    except DecodeError as e:
+        if e.offset is not None:
+            e.offset += base
+        if path:
+            e.within(path)
+        raise
+    return msg, end
 
 
 def encode_response(
@@ -159,5 +178,7 @@ def decode_response(data, api_key: int, api_version: int, *, size_prefix: bool =
     except KeyError:
         raise UnsupportedVersionError(f"no response schema for api key {api_key}") from None
     hv = response_header_version(api_key, api_version, registry)
-    header, pos = registry.message_class("ResponseHeader").decode_from(payload, hv, 0)
-    return Response(header, body_cls.decode(payload[pos:], api_version))
+    base = 4 if size_prefix else 0
+    header, pos = _decode_part(registry.message_class("ResponseHeader"), payload, hv, 0, base, "header")
+    body, _ = _decode_part(body_cls, payload, api_version, pos, base, "")
+    return Response(header, body)
