@@ -1,0 +1,658 @@
+"""The metadata image: the cluster state a KRaft metadata log describes, built by replaying it.
+
+A ``MetadataImage`` starts empty (or from a snapshot, which replaces whatever it held) and applies
+metadata records one by one with the meaning Kafka's ``MetadataDelta`` gives them:
+
+- brokers: ``RegisterBrokerRecord`` registers a broker, or replaces its registration (a restart
+  brings a new epoch and incarnation id); ``UnregisterBrokerRecord`` removes it;
+  ``FenceBrokerRecord`` / ``UnfenceBrokerRecord`` and ``BrokerRegistrationChangeRecord`` (Fenced
+  1 fences, -1 unfences, 0 leaves it; InControlledShutdown 1 sets it; a non-empty LogDirs replaces
+  the directories) change a registration whose epoch they name;
+- controllers: ``RegisterControllerRecord``;
+- topics: ``TopicRecord`` adds a topic, ``PartitionRecord`` a partition, ``PartitionChangeRecord``
+  changes only the fields it carries and bumps the partition epoch (and the leader epoch whenever
+  it names a leader, as ``PartitionRegistration.merge`` does), ``RemoveTopicRecord`` drops the
+  topic with its partitions and its topic configs;
+- ``ConfigRecord`` sets a config, or deletes it when the value is null;
+- ``FeatureLevelRecord`` sets a feature level, level 0 removes the feature;
+- ``ProducerIdsRecord``: the newest one wins;
+- ACLs by id, client quotas by entity, SCRAM credentials by (mechanism, user), delegation tokens
+  by token id, the ZooKeeper migration state;
+- ``TopicPartitionToBatchCoordinatorMappingRecord`` maps a diskless partition to the partition of
+  ``__diskless-metadata`` that coordinates its batches (dropped with the topic);
+- ``NoOpRecord`` only moves the offset; ``BeginTransactionRecord`` / ``EndTransactionRecord``
+  bracket a metadata transaction and ``AbortTransactionRecord`` rolls the image back to where the
+  transaction began, as Kafka's metadata loader does.
+
+Records that name something absent (a partition of an unknown topic, a fence for a broker epoch
+that is not the registered one...) are errors in Kafka. A strict image raises ``ReplayError``; a
+lenient one (``strict=False``) skips the record and notes the problem in ``problems``.
+
+``offset`` is the offset of the last record applied (for a snapshot: its end offset - 1, the last
+offset it contains) and ``epoch`` the leader epoch of the batch that carried it.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from . import kraft
+from .message import Message
+from .uuid import Uuid
+
+NO_LEADER = -1
+NO_LEADER_CHANGE = -2  # PartitionChangeRecord.Leader: leave the leader as it is
+LEADER_RECOVERY_NO_CHANGE = -1  # PartitionChangeRecord.LeaderRecoveryState: leave it
+
+# DirectoryId's reserved values.
+DIRECTORY_UNASSIGNED = Uuid.ZERO_UUID  # a replica not yet placed in a log directory
+DIRECTORY_LOST = Uuid.ONE_UUID  # an unspecified offline directory
+DIRECTORY_MIGRATING = Uuid(bytes(15) + b"\x02")  # placed before directories were tracked
+
+# ConfigResource.Type codes as ConfigRecord.ResourceType carries them.
+CONFIG_RESOURCE_TYPES = {
+    0: "unknown",
+    2: "topic",
+    4: "broker",
+    8: "broker_logger",
+    16: "client_metrics",
+    32: "group",
+}
+TOPIC_RESOURCE = 2
+
+# ZkMigrationState codes (Kafka 3.5 and later).
+ZK_MIGRATION_STATES = {0: "NONE", 1: "MIGRATION", 2: "PRE_MIGRATION", 3: "POST_MIGRATION"}
+
+METADATA_VERSION = "metadata.version"
+
+
+class ReplayError(ValueError):
+    """A record that cannot be applied to the image (Kafka would refuse it too)."""
+
+    def __init__(self, message: str, offset: int | None = None, record: str | None = None):
+        self.offset = offset
+        self.record = record
+        where = f" (offset {offset}{', ' + record if record else ''})" if offset is not None else ""
+        super().__init__(f"{message}{where}")
+
+
+# --- the parts of the image ---------------------------------------------------------------
+
+
+@dataclass
+class Endpoint:
+    """A listener of a broker or controller."""
+
+    name: str
+    host: str
+    port: int
+    security_protocol: int
+
+
+@dataclass
+class FeatureRange:
+    """The levels of a feature a node can run."""
+
+    min_supported: int
+    max_supported: int
+
+
+@dataclass
+class BrokerRegistration:
+    id: int
+    epoch: int
+    incarnation_id: Uuid
+    listeners: dict[str, Endpoint] = field(default_factory=dict)
+    supported_features: dict[str, FeatureRange] = field(default_factory=dict)
+    rack: str | None = None
+    fenced: bool = True
+    in_controlled_shutdown: bool = False
+    is_migrating_zk_broker: bool = False
+    directories: list[Uuid] = field(default_factory=list)
+
+
+@dataclass
+class ControllerRegistration:
+    id: int
+    incarnation_id: Uuid
+    zk_migration_ready: bool = False
+    listeners: dict[str, Endpoint] = field(default_factory=dict)
+    supported_features: dict[str, FeatureRange] = field(default_factory=dict)
+
+
+@dataclass
+class PartitionRegistration:
+    """A partition's replicas, ISR and leadership (Kafka's PartitionRegistration)."""
+
+    replicas: list[int]
+    isr: list[int]
+    leader: int = NO_LEADER
+    leader_epoch: int = 0
+    partition_epoch: int = 0
+    leader_recovery_state: int = 0  # 0 recovered, 1 recovering (after an unclean election)
+    removing_replicas: list[int] = field(default_factory=list)
+    adding_replicas: list[int] = field(default_factory=list)
+    directories: list[Uuid] = field(default_factory=list)
+    elr: list[int] = field(default_factory=list)
+    last_known_elr: list[int] = field(default_factory=list)
+
+    @classmethod
+    def from_record(cls, record) -> PartitionRegistration:
+        directories = list(record.directories or [])
+        if directories and len(directories) != len(record.replicas):
+            raise ValueError(f"{len(directories)} directories for {len(record.replicas)} replicas")
+        return cls(
+            replicas=list(record.replicas),
+            isr=list(record.isr),
+            leader=record.leader,
+            leader_epoch=record.leader_epoch,
+            partition_epoch=record.partition_epoch,
+            leader_recovery_state=record.leader_recovery_state,
+            removing_replicas=list(record.removing_replicas),
+            adding_replicas=list(record.adding_replicas),
+            directories=directories or [DIRECTORY_MIGRATING] * len(record.replicas),
+            elr=list(record.eligible_leader_replicas or []),
+            last_known_elr=list(record.last_known_elr or []),
+        )
+
+    def merge(self, change) -> PartitionRegistration:
+        """The partition after a PartitionChangeRecord: only the fields it carries change.
+
+        Null lists, Leader -2 and LeaderRecoveryState -1 mean "no change". Naming a leader
+        (even the same one, or -1 for none) starts a new leader epoch; every change starts a
+        new partition epoch. New replicas without directories keep the directories of the
+        replicas they already had and get UNASSIGNED for the others.
+        """
+        replicas = self.replicas if change.replicas is None else list(change.replicas)
+        if change.directories:
+            if change.replicas is not None and len(change.directories) != len(change.replicas):
+                raise ValueError(
+                    f"{len(change.directories)} directories for {len(change.replicas)} replicas"
+                )
+            directories = list(change.directories)
+        elif change.replicas is not None:
+            old = dict(zip(self.replicas, self.directories))
+            directories = [old.get(replica, DIRECTORY_UNASSIGNED) for replica in replicas]
+        else:
+            directories = list(self.directories)
+        if not directories:
+            directories = [DIRECTORY_MIGRATING] * len(replicas)
+        if change.leader == NO_LEADER_CHANGE:
+            leader, leader_epoch = self.leader, self.leader_epoch
+        else:
+            leader, leader_epoch = change.leader, self.leader_epoch + 1
+        recovery = change.leader_recovery_state
+        return PartitionRegistration(
+            replicas=list(replicas),
+            isr=self.isr if change.isr is None else list(change.isr),
+            leader=leader,
+            leader_epoch=leader_epoch,
+            partition_epoch=self.partition_epoch + 1,
+            leader_recovery_state=(
+                self.leader_recovery_state if recovery == LEADER_RECOVERY_NO_CHANGE else recovery
+            ),
+            removing_replicas=(
+                self.removing_replicas
+                if change.removing_replicas is None
+                else list(change.removing_replicas)
+            ),
+            adding_replicas=(
+                self.adding_replicas
+                if change.adding_replicas is None
+                else list(change.adding_replicas)
+            ),
+            directories=directories,
+            elr=(
+                self.elr
+                if change.eligible_leader_replicas is None
+                else list(change.eligible_leader_replicas)
+            ),
+            last_known_elr=(
+                self.last_known_elr
+                if change.last_known_elr is None
+                else list(change.last_known_elr)
+            ),
+        )
+
+
+@dataclass
+class Topic:
+    name: str
+    id: Uuid
+    partitions: dict[int, PartitionRegistration] = field(default_factory=dict)
+
+
+@dataclass
+class ProducerIds:
+    """The last block of producer ids handed out: where the next one starts, and to whom."""
+
+    next_producer_id: int
+    broker_id: int
+    broker_epoch: int
+
+
+@dataclass
+class Acl:
+    id: Uuid
+    resource_type: int
+    resource_name: str
+    pattern_type: int
+    principal: str
+    host: str
+    operation: int
+    permission_type: int
+
+
+@dataclass
+class ScramCredential:
+    name: str
+    mechanism: int
+    salt: bytes
+    stored_key: bytes
+    server_key: bytes
+    iterations: int
+
+
+@dataclass
+class DelegationToken:
+    token_id: str
+    owner: str
+    requester: str
+    renewers: list[str]
+    issue_timestamp: int
+    max_timestamp: int
+    expiration_timestamp: int
+
+
+# A client quota entity: its (entity type, entity name) parts sorted by type; a None name is the
+# default entity of that type.
+QuotaEntity = tuple[tuple[str, "str | None"], ...]
+
+
+# --- the image ----------------------------------------------------------------------------
+
+
+@dataclass
+class MetadataImage:
+    """The cluster metadata after replaying records. Plain data: read the fields directly."""
+
+    brokers: dict[int, BrokerRegistration] = field(default_factory=dict)
+    controllers: dict[int, ControllerRegistration] = field(default_factory=dict)
+    topics: dict[Uuid, Topic] = field(default_factory=dict)  # by topic id
+    configs: dict[tuple[int, str], dict[str, str]] = field(
+        default_factory=dict
+    )  # (resource type, name)
+    features: dict[str, int] = field(default_factory=dict)
+    zk_migration_state: int | None = None
+    producer_ids: ProducerIds | None = None
+    acls: dict[Uuid, Acl] = field(default_factory=dict)
+    client_quotas: dict[QuotaEntity, dict[str, float]] = field(default_factory=dict)
+    scram: dict[tuple[int, str], ScramCredential] = field(default_factory=dict)  # (mechanism, user)
+    delegation_tokens: dict[str, DelegationToken] = field(default_factory=dict)
+    diskless: dict[Uuid, dict[int, int]] = field(
+        default_factory=dict
+    )  # topic id -> partition -> coordinator partition
+    # Where the image stands.
+    offset: int = -1  # offset of the last record applied
+    epoch: int = -1  # leader epoch of the batch holding it
+    records_applied: int = 0
+    snapshot_id: tuple[int, int] | None = (
+        None  # (end offset, epoch) of the snapshot it started from
+    )
+    transaction: str | None = (
+        None  # name of the open metadata transaction ("" if unnamed), else None
+    )
+    strict: bool = True
+    problems: list[str] = field(default_factory=list)  # records skipped by a lenient image
+    _before_transaction: dict | None = field(default=None, repr=False)
+
+    # --- lookups -------------------------------------------------------------------------
+
+    @property
+    def topics_by_name(self) -> dict[str, Topic]:
+        return {topic.name: topic for topic in self.topics.values()}
+
+    def topic(self, name_or_id: str | Uuid) -> Topic | None:
+        if isinstance(name_or_id, Uuid):
+            return self.topics.get(name_or_id)
+        for topic in self.topics.values():
+            if topic.name == name_or_id:
+                return topic
+        return None
+
+    @property
+    def metadata_version(self) -> int | None:
+        """The metadata.version feature level, if set."""
+        return self.features.get(METADATA_VERSION)
+
+    # --- loading -------------------------------------------------------------------------
+
+    @classmethod
+    def from_snapshot(cls, path: str | os.PathLike, *, strict: bool = True) -> MetadataImage:
+        """The image a snapshot file (``<offset>-<epoch>.checkpoint`` or ``bootstrap.checkpoint``) holds."""
+        image = cls(strict=strict)
+        image.load_snapshot(path)
+        return image
+
+    @classmethod
+    def from_log_dir(cls, directory: str | os.PathLike, *, strict: bool = True) -> MetadataImage:
+        image = cls(strict=strict)
+        image.load_log_dir(directory)
+        return image
+
+    def load_snapshot(self, path: str | os.PathLike) -> MetadataImage:
+        """Replace the image with the one a snapshot holds."""
+        from .log import SnapshotReader
+
+        self._reset()
+        with SnapshotReader(path) as reader:
+            self.replay_batches(batch for _, batch in reader)
+            snapshot_id = reader.snapshot_id
+        if self.transaction is not None:
+            self._problem(
+                f"snapshot {path} ends inside metadata transaction {self.transaction!r}", None, None
+            )
+        if snapshot_id is not None:
+            self.snapshot_id = snapshot_id
+            self.offset, self.epoch = snapshot_id[0] - 1, snapshot_id[1]
+        return self
+
+    def load_log_dir(self, directory: str | os.PathLike) -> MetadataImage:
+        """Replace the image with the state a ``__cluster_metadata-0`` directory holds.
+
+        Starts from the newest complete snapshot there (if any) and replays the records of the
+        ``*.log`` segments from the snapshot's end offset on. A log directory holding a
+        ``__cluster_metadata-0`` folder may be given instead of the folder itself.
+        """
+        from .log import list_segments, list_snapshots
+
+        directory = Path(directory)
+        if not directory.is_dir():
+            raise FileNotFoundError(f"{directory}: no such directory")
+        inner = directory / "__cluster_metadata-0"
+        if inner.is_dir() and not list_segments(directory) and not list_snapshots(directory):
+            directory = inner
+        snapshots = list_snapshots(directory)
+        self._reset()
+        start = 0
+        if snapshots:
+            self.load_snapshot(snapshots[-1].path)
+            start = snapshots[-1].end_offset
+        segments = list_segments(directory)
+        if segments and segments[0].base_offset > start:
+            self._problem(f"the log starts at offset {segments[0].base_offset}: offsets {start} to "
+                          f"{segments[0].base_offset - 1} are in no snapshot or segment", None, None)  # fmt: skip
+        for i, segment in enumerate(segments):
+            if i + 1 < len(segments) and segments[i + 1].base_offset <= start:
+                continue  # wholly inside the snapshot
+            self.replay_segment(segment.path, min_offset=start)
+        return self
+
+    def replay_segment(self, path: str | os.PathLike, *, min_offset: int = 0) -> MetadataImage:
+        """Apply the metadata records of a ``*.log`` segment whose offset is at least ``min_offset``."""
+        from .log import SegmentReader
+
+        with SegmentReader(path) as reader:
+            self.replay_batches((batch for _, batch in reader), min_offset=min_offset)
+        return self
+
+    def replay_batches(self, batches: Iterable, *, min_offset: int = 0) -> MetadataImage:
+        """Apply the metadata records of record batches (control batches are skipped)."""
+        for batch in batches:
+            if isinstance(batch, tuple):  # (file position, batch) from a reader
+                batch = batch[1]
+            if batch.is_control or batch.last_offset < min_offset:
+                continue
+            for record in batch.records:
+                offset = batch.offset_of(record)
+                if offset < min_offset:
+                    continue
+                try:
+                    decoded = kraft.decode_record_value(record.value)
+                except Exception as exc:
+                    self._problem(f"undecodable record: {exc}", offset, None)
+                    continue
+                self.apply(decoded, offset=offset, epoch=batch.partition_leader_epoch)
+        return self
+
+    def replay(self, records: Iterable) -> MetadataImage:
+        """Apply records in order: messages, ``kraft.MetadataRecord``s or ``(offset, record)`` pairs."""
+        for item in records:
+            if isinstance(item, tuple):
+                offset, item = item
+                self.apply(item, offset=offset)
+            else:
+                self.apply(item)
+        return self
+
+    # --- applying one record -------------------------------------------------------------
+
+    def apply(self, record, *, offset: int | None = None, epoch: int | None = None) -> None:
+        """Apply one record (a message or a ``kraft.MetadataRecord``) at ``offset`` (default: next)."""
+        message: Message = record.message if isinstance(record, kraft.MetadataRecord) else record
+        offset = self.offset + 1 if offset is None else offset
+        handler = getattr(self, f"_on_{message.NAME}", None)
+        try:
+            if handler is None:
+                raise ReplayError(f"no replay rule for {message.NAME}")
+            handler(message)
+        except ValueError as exc:  # ReplayError from the rules, ValueError from malformed data
+            self._problem(str(exc), offset, message.NAME)
+        self.offset = offset
+        if epoch is not None:
+            self.epoch = epoch
+        self.records_applied += 1
+
+    def _problem(self, message: str, offset: int | None, record: str | None) -> None:
+        error = ReplayError(message, offset, record)
+        if self.strict:
+            raise error
+        self.problems.append(str(error))
+
+    def _reset(self) -> None:
+        fresh = type(self)(strict=self.strict)
+        for f in fields(self):
+            if f.name not in ("strict", "problems"):
+                setattr(self, f.name, getattr(fresh, f.name))
+
+    # brokers and controllers
+
+    def _on_RegisterBrokerRecord(self, r) -> None:
+        self.brokers[r.broker_id] = BrokerRegistration(
+            id=r.broker_id,
+            epoch=r.broker_epoch,
+            incarnation_id=r.incarnation_id,
+            listeners={
+                e.name: Endpoint(e.name, e.host, e.port, e.security_protocol) for e in r.end_points
+            },
+            supported_features={
+                f.name: FeatureRange(f.min_supported_version, f.max_supported_version)
+                for f in r.features
+            },
+            rack=r.rack,
+            fenced=r.fenced,
+            in_controlled_shutdown=r.in_controlled_shutdown,
+            is_migrating_zk_broker=r.is_migrating_zk_broker,
+            directories=list(r.log_dirs),
+        )
+
+    def _on_UnregisterBrokerRecord(self, r) -> None:
+        self.brokers.pop(r.broker_id, None)
+
+    def _broker(self, broker_id: int, epoch: int, action: str) -> BrokerRegistration:
+        broker = self.brokers.get(broker_id)
+        if broker is None:
+            raise ReplayError(f"cannot {action} broker {broker_id}: it is not registered")
+        if broker.epoch != epoch:
+            raise ReplayError(
+                f"cannot {action} broker {broker_id}: epoch {epoch} is not its registered epoch {broker.epoch}"
+            )
+        return broker
+
+    def _on_FenceBrokerRecord(self, r) -> None:
+        self._broker(r.id, r.epoch, "fence").fenced = True
+
+    def _on_UnfenceBrokerRecord(self, r) -> None:
+        self._broker(r.id, r.epoch, "unfence").fenced = False
+
+    def _on_BrokerRegistrationChangeRecord(self, r) -> None:
+        broker = self._broker(r.broker_id, r.broker_epoch, "change")
+        if r.fenced not in (-1, 0, 1):
+            raise ReplayError(f"unknown Fenced value {r.fenced}")
+        if r.in_controlled_shutdown not in (0, 1):
+            raise ReplayError(f"unknown InControlledShutdown value {r.in_controlled_shutdown}")
+        if r.fenced:
+            broker.fenced = r.fenced == 1
+        if r.in_controlled_shutdown == 1:
+            broker.in_controlled_shutdown = True
+        if r.log_dirs:
+            broker.directories = list(r.log_dirs)
+
+    def _on_RegisterControllerRecord(self, r) -> None:
+        self.controllers[r.controller_id] = ControllerRegistration(
+            id=r.controller_id,
+            incarnation_id=r.incarnation_id,
+            zk_migration_ready=r.zk_migration_ready,
+            listeners={
+                e.name: Endpoint(e.name, e.host, e.port, e.security_protocol) for e in r.end_points
+            },
+            supported_features={
+                f.name: FeatureRange(f.min_supported_version, f.max_supported_version)
+                for f in r.features
+            },
+        )
+
+    # topics and partitions
+
+    def _topic_by_id(self, topic_id: Uuid, action: str) -> Topic:
+        topic = self.topics.get(topic_id)
+        if topic is None:
+            raise ReplayError(f"cannot {action}: no topic has id {topic_id}")
+        return topic
+
+    def _on_TopicRecord(self, r) -> None:
+        self.topics[r.topic_id] = Topic(r.name, r.topic_id)
+
+    def _on_RemoveTopicRecord(self, r) -> None:
+        topic = self._topic_by_id(r.topic_id, "remove topic")
+        del self.topics[r.topic_id]
+        self.configs.pop((TOPIC_RESOURCE, topic.name), None)
+        self.diskless.pop(r.topic_id, None)
+
+    def _on_PartitionRecord(self, r) -> None:
+        topic = self._topic_by_id(r.topic_id, f"add partition {r.partition_id}")
+        topic.partitions[r.partition_id] = PartitionRegistration.from_record(r)
+
+    def _on_PartitionChangeRecord(self, r) -> None:
+        topic = self._topic_by_id(r.topic_id, f"change partition {r.partition_id}")
+        partition = topic.partitions.get(r.partition_id)
+        if partition is None:
+            raise ReplayError(
+                f"cannot change partition {r.partition_id} of topic {topic.name}: it does not exist"
+            )
+        topic.partitions[r.partition_id] = partition.merge(r)
+
+    def _on_TopicPartitionToBatchCoordinatorMappingRecord(self, r) -> None:
+        self.diskless.setdefault(r.topic_id, {})[r.partition] = r.coordinator_partition
+
+    # configs, features, producer ids
+
+    def _on_ConfigRecord(self, r) -> None:
+        key = (r.resource_type, r.resource_name)
+        if r.value is None:
+            configs = self.configs.get(key)
+            if configs is not None:
+                configs.pop(r.name, None)
+                if not configs:
+                    del self.configs[key]
+        else:
+            self.configs.setdefault(key, {})[r.name] = r.value
+
+    def _on_FeatureLevelRecord(self, r) -> None:
+        if r.feature_level == 0:
+            self.features.pop(r.name, None)
+        else:
+            self.features[r.name] = r.feature_level
+
+    def _on_ZkMigrationStateRecord(self, r) -> None:
+        self.zk_migration_state = r.zk_migration_state
+
+    def _on_ProducerIdsRecord(self, r) -> None:
+        self.producer_ids = ProducerIds(r.next_producer_id, r.broker_id, r.broker_epoch)
+
+    # security and quotas
+
+    def _on_AccessControlEntryRecord(self, r) -> None:
+        self.acls[r.id] = Acl(r.id, r.resource_type, r.resource_name, r.pattern_type, r.principal, r.host,
+                              r.operation, r.permission_type)  # fmt: skip
+
+    def _on_RemoveAccessControlEntryRecord(self, r) -> None:
+        if self.acls.pop(r.id, None) is None:
+            raise ReplayError(f"cannot remove ACL {r.id}: no ACL has that id")
+
+    def _on_ClientQuotaRecord(self, r) -> None:
+        entity = tuple(sorted((part.entity_type, part.entity_name) for part in r.entity))
+        if r.remove:
+            quotas = self.client_quotas.get(entity)
+            if quotas is not None:
+                quotas.pop(r.key, None)
+                if not quotas:
+                    del self.client_quotas[entity]
+        else:
+            self.client_quotas.setdefault(entity, {})[r.key] = r.value
+
+    def _on_UserScramCredentialRecord(self, r) -> None:
+        self.scram[(r.mechanism, r.name)] = ScramCredential(
+            r.name, r.mechanism, r.salt, r.stored_key, r.server_key, r.iterations
+        )
+
+    def _on_RemoveUserScramCredentialRecord(self, r) -> None:
+        self.scram.pop((r.mechanism, r.name), None)
+
+    def _on_DelegationTokenRecord(self, r) -> None:
+        self.delegation_tokens[r.token_id] = DelegationToken(
+            r.token_id,
+            r.owner,
+            r.requester,
+            list(r.renewers),
+            r.issue_timestamp,
+            r.max_timestamp,
+            r.expiration_timestamp,
+        )
+
+    def _on_RemoveDelegationTokenRecord(self, r) -> None:
+        self.delegation_tokens.pop(r.token_id, None)
+
+    # markers
+
+    def _on_NoOpRecord(self, r) -> None:
+        pass
+
+    _STATE = ("brokers", "controllers", "topics", "configs", "features", "zk_migration_state", "producer_ids",
+              "acls", "client_quotas", "scram", "delegation_tokens", "diskless")  # fmt: skip
+
+    def _on_BeginTransactionRecord(self, r) -> None:
+        if self.transaction is not None:
+            raise ReplayError(
+                f"a metadata transaction begins inside transaction {self.transaction!r}"
+            )
+        self._before_transaction = copy.deepcopy(
+            {name: getattr(self, name) for name in self._STATE}
+        )
+        self.transaction = r.name or ""
+
+    def _on_EndTransactionRecord(self, r) -> None:
+        if self.transaction is None:
+            raise ReplayError("a metadata transaction ends outside any transaction")
+        self.transaction = self._before_transaction = None
+
+    def _on_AbortTransactionRecord(self, r) -> None:
+        if self.transaction is None:
+            raise ReplayError("a metadata transaction is aborted outside any transaction")
+        for name, value in self._before_transaction.items():
+            setattr(self, name, value)
+        self.transaction = self._before_transaction = None

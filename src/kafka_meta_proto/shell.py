@@ -1,0 +1,586 @@
+"""The metadata shell: a metadata image shown as a read-only file tree, and a small command language.
+
+``image_tree(image)`` lays the image out as directories (dicts) and files (strings)::
+
+    /brokers/<id>/...            a broker registration, one file per field
+    /controllers/<id>/...        a controller registration
+    /topics/<name>/              id, name, partitions/<n>/... (replicas, isr, leader, ...)
+    /topicIds/<id>/              the same topic, found by id
+    /configs/<type>/<name>/<key> configs (type: topic, broker, ...; <default> for the empty name)
+    /features/<name>             finalized feature levels
+    /producerIds/                nextProducerId, brokerId, brokerEpoch
+    /acls/<id>/                  ACL entries
+    /clientQuotas/<type>/<name>/[<type>/<name>/]<key>
+    /scram/<mechanism>/<user>/   SCRAM credentials
+    /delegationTokens/<id>/      delegation tokens
+    /diskless/<topicId>/<n>      the coordinator partition of a diskless partition
+    /zkMigrationState, /offset, /epoch
+
+``MetadataShell`` runs commands against such a tree: ls [-l], cd, cat, find, pwd, history, man,
+help, exit. Names that hold a ``/`` (or are ``.`` or ``..``) show it as ``%2F`` (``%2E``), and a
+literal ``%`` as ``%25``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import shlex
+import sys
+from dataclasses import dataclass, field
+
+from .image import CONFIG_RESOURCE_TYPES, ZK_MIGRATION_STATES, MetadataImage
+from .uuid import Uuid
+
+# Code names shown next to int8 codes.
+SECURITY_PROTOCOLS = {0: "PLAINTEXT", 1: "SSL", 2: "SASL_PLAINTEXT", 3: "SASL_SSL"}
+ACL_RESOURCE_TYPES = {0: "UNKNOWN", 1: "ANY", 2: "TOPIC", 3: "GROUP", 4: "CLUSTER", 5: "TRANSACTIONAL_ID",
+                      6: "DELEGATION_TOKEN", 7: "USER"}  # fmt: skip
+ACL_PATTERN_TYPES = {0: "UNKNOWN", 1: "ANY", 2: "MATCH", 3: "LITERAL", 4: "PREFIXED"}
+ACL_OPERATIONS = {0: "UNKNOWN", 1: "ANY", 2: "ALL", 3: "READ", 4: "WRITE", 5: "CREATE", 6: "DELETE", 7: "ALTER",
+                  8: "DESCRIBE", 9: "CLUSTER_ACTION", 10: "DESCRIBE_CONFIGS", 11: "ALTER_CONFIGS",
+                  12: "IDEMPOTENT_WRITE", 13: "CREATE_TOKENS", 14: "DESCRIBE_TOKENS"}  # fmt: skip
+ACL_PERMISSION_TYPES = {0: "UNKNOWN", 1: "ANY", 2: "DENY", 3: "ALLOW"}
+SCRAM_MECHANISMS = {1: "SCRAM-SHA-256", 2: "SCRAM-SHA-512"}
+LEADER_RECOVERY_STATES = {0: "RECOVERED", 1: "RECOVERING"}
+DEFAULT_NAME = "<default>"
+
+Tree = dict  # a directory: name -> Tree | str (a file's text)
+
+
+# --- the image as a tree --------------------------------------------------------------------
+
+
+def escape_name(name: str) -> str:
+    """A name usable as one path component: ``%`` and ``/`` escaped, ``.``/``..`` made literal."""
+    text = name.replace("%", "%25").replace("/", "%2F")
+    return text.replace(".", "%2E") if text in (".", "..") else text
+
+
+def _text(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_text(v) for v in value) + "]"
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).hex()
+    return str(value)
+
+
+def _coded(code: int, names: dict[int, str]) -> str:
+    return f"{names[code]} ({code})" if code in names else str(code)
+
+
+def _endpoints(endpoints) -> Tree:
+    return {escape_name(e.name): {"host": e.host, "port": str(e.port),
+                                  "securityProtocol": _coded(e.security_protocol, SECURITY_PROTOCOLS)}
+            for e in endpoints.values()}  # fmt: skip
+
+
+def _supported(features) -> Tree:
+    return {escape_name(name): {"minSupportedVersion": str(r.min_supported), "maxSupportedVersion": str(r.max_supported)}
+            for name, r in features.items()}  # fmt: skip
+
+
+def _topic_tree(topic) -> Tree:
+    partitions = {}
+    for index, p in topic.partitions.items():
+        partitions[str(index)] = {
+            "replicas": _text(p.replicas),
+            "isr": _text(p.isr),
+            "leader": str(p.leader),
+            "leaderEpoch": str(p.leader_epoch),
+            "partitionEpoch": str(p.partition_epoch),
+            "leaderRecoveryState": _coded(p.leader_recovery_state, LEADER_RECOVERY_STATES),
+            "removingReplicas": _text(p.removing_replicas),
+            "addingReplicas": _text(p.adding_replicas),
+            "directories": _text(p.directories),
+            "eligibleLeaderReplicas": _text(p.elr),
+            "lastKnownElr": _text(p.last_known_elr),
+        }
+    return {"id": str(topic.id), "name": topic.name, "partitions": partitions}
+
+
+def image_tree(image: MetadataImage) -> Tree:
+    """The image as nested dicts (directories) of strings (file contents)."""
+    brokers = {
+        str(b.id): {
+            "id": str(b.id),
+            "epoch": str(b.epoch),
+            "incarnationId": str(b.incarnation_id),
+            "fenced": _text(b.fenced),
+            "inControlledShutdown": _text(b.in_controlled_shutdown),
+            "isMigratingZkBroker": _text(b.is_migrating_zk_broker),
+            "rack": _text(b.rack),
+            "logDirs": _text(b.directories),
+            "endpoints": _endpoints(b.listeners),
+            "features": _supported(b.supported_features),
+        }
+        for b in image.brokers.values()
+    }
+    controllers = {
+        str(c.id): {
+            "id": str(c.id),
+            "incarnationId": str(c.incarnation_id),
+            "zkMigrationReady": _text(c.zk_migration_ready),
+            "endpoints": _endpoints(c.listeners),
+            "features": _supported(c.supported_features),
+        }
+        for c in image.controllers.values()
+    }
+    topics = {escape_name(t.name): _topic_tree(t) for t in image.topics.values()}
+    topic_ids = {str(t.id): topics[escape_name(t.name)] for t in image.topics.values()}
+    configs: Tree = {}
+    for (rtype, rname), values in image.configs.items():
+        by_type = configs.setdefault(CONFIG_RESOURCE_TYPES.get(rtype, str(rtype)), {})
+        by_type[escape_name(rname) if rname else DEFAULT_NAME] = {
+            escape_name(k): v for k, v in values.items()
+        }
+    quotas: Tree = {}
+    for entity, values in image.client_quotas.items():
+        node = quotas
+        for etype, ename in entity:
+            node = node.setdefault(escape_name(etype), {}).setdefault(
+                DEFAULT_NAME if ename is None else escape_name(ename), {}
+            )
+        node.update({escape_name(k): _text(v) for k, v in values.items()})
+    scram: Tree = {}
+    for (mechanism, name), c in image.scram.items():
+        scram.setdefault(SCRAM_MECHANISMS.get(mechanism, str(mechanism)), {})[escape_name(name)] = {
+            "salt": c.salt.hex(), "storedKey": c.stored_key.hex(), "serverKey": c.server_key.hex(), "iterations": str(c.iterations),
+        }  # fmt: skip
+    tokens = {
+        escape_name(t.token_id): {
+            "owner": t.owner, "requester": t.requester, "renewers": _text(t.renewers),
+            "issueTimestamp": str(t.issue_timestamp), "maxTimestamp": str(t.max_timestamp),
+            "expirationTimestamp": str(t.expiration_timestamp),
+        }  # fmt: skip
+        for t in image.delegation_tokens.values()
+    }
+    acls = {
+        str(a.id): {
+            "resourceType": _coded(a.resource_type, ACL_RESOURCE_TYPES),
+            "resourceName": a.resource_name,
+            "patternType": _coded(a.pattern_type, ACL_PATTERN_TYPES),
+            "principal": a.principal,
+            "host": a.host,
+            "operation": _coded(a.operation, ACL_OPERATIONS),
+            "permissionType": _coded(a.permission_type, ACL_PERMISSION_TYPES),
+        }
+        for a in image.acls.values()
+    }
+    producer_ids = {}
+    if image.producer_ids is not None:
+        p = image.producer_ids
+        producer_ids = {
+            "nextProducerId": str(p.next_producer_id),
+            "brokerId": str(p.broker_id),
+            "brokerEpoch": str(p.broker_epoch),
+        }
+    tree = {
+        "brokers": brokers,
+        "controllers": controllers,
+        "topics": topics,
+        "topicIds": topic_ids,
+        "configs": configs,
+        "features": {escape_name(name): str(level) for name, level in image.features.items()},
+        "producerIds": producer_ids,
+        "acls": acls,
+        "clientQuotas": quotas,
+        "scram": scram,
+        "delegationTokens": tokens,
+        "diskless": {
+            str(tid): {str(p): str(c) for p, c in parts.items()}
+            for tid, parts in image.diskless.items()
+        },
+        "offset": str(image.offset),
+        "epoch": str(image.epoch),
+    }
+    if image.zk_migration_state is not None:
+        tree["zkMigrationState"] = _coded(image.zk_migration_state, ZK_MIGRATION_STATES)
+    return tree
+
+
+# --- paths ------------------------------------------------------------------------------------
+
+
+class ShellError(Exception):
+    """A command failed; the message is printed to stderr."""
+
+
+def _sort_key(name: str):
+    # Numbers in numeric order (partitions 0, 1, 2, 10), before other names.
+    return (0, int(name), "") if name.isdigit() else (1, 0, name)
+
+
+def children(node: Tree) -> list[str]:
+    return sorted(node, key=_sort_key)
+
+
+def join(path: str, name: str) -> str:
+    return path.rstrip("/") + "/" + name
+
+
+def normalize(cwd: str, path: str) -> list[str]:
+    """The components of ``path`` (absolute, or relative to ``cwd``) after ``.`` and ``..``."""
+    parts = [] if path.startswith("/") else [p for p in cwd.split("/") if p]
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if parts:
+                parts.pop()
+        else:
+            parts.append(part)
+    return parts
+
+
+def _has_glob(part: str) -> bool:
+    return any(c in part for c in "*?[")
+
+
+# --- the interpreter ------------------------------------------------------------------------
+
+
+@dataclass
+class Command:
+    name: str
+    usage: str
+    summary: str
+    manual: str
+
+
+COMMANDS = {
+    c.name: c
+    for c in (
+        Command("ls", "ls [-l] [PATH ...]", "list a directory's entries",
+                "Lists the entries of each directory PATH (default: the current one), in order, numbers\n"
+                "numerically. A file PATH is printed as given. -l adds a type column (d directory, - file)\n"
+                "and a size: the number of entries of a directory, the length of a file in characters.\n"
+                "PATH may use the wildcards * ? [...] in any component."),
+        Command("cd", "cd [PATH]", "change the current directory",
+                "Makes PATH the current directory; without PATH, goes back to /. Relative paths, . and ..\n"
+                "work as in a Unix shell."),
+        Command("cat", "cat PATH ...", "print files",
+                "Prints the contents of each file PATH. Values are shown as text: numbers, true/false,\n"
+                "lists as [a, b], uuids in Kafka's base64 form, int8 codes as NAME (code), null for none."),
+        Command("find", "find [PATH ...]", "list a tree recursively",
+                "Prints the absolute path of PATH (default: the current directory) and of everything\n"
+                "below it, depth first, one per line."),
+        Command("pwd", "pwd", "print the current directory", "Prints the absolute path of the current directory."),
+        Command("history", "history [N]", "show the commands run so far",
+                "Prints the commands of this session, numbered, oldest first; with N only the last N."),
+        Command("man", "man COMMAND", "show a command's manual", "Prints the usage and description of COMMAND."),
+        Command("help", "help", "list the commands", "Lists the commands with a one-line summary each."),
+        Command("exit", "exit", "leave the shell",
+                "Ends the session; the commands after it are not run. quit is the same."),
+    )  # fmt: skip
+}
+ALIASES = {"quit": "exit", "dir": "ls"}
+
+
+@dataclass
+class MetadataShell:
+    """Runs shell commands against an image's tree; output to ``out``, errors to ``err``."""
+
+    tree: Tree
+    out: object = None
+    err: object = None
+    cwd: str = "/"
+    history: list[str] = field(default_factory=list)
+    exited: bool = False
+
+    @classmethod
+    def for_image(cls, image: MetadataImage, **kwargs) -> MetadataShell:
+        return cls(image_tree(image), **kwargs)
+
+    def __post_init__(self):
+        self.out = self.out or sys.stdout
+        self.err = self.err or sys.stderr
+
+    # -- path lookups ---------------------------------------------------------------------
+
+    def lookup(self, path: str) -> tuple[str, Tree | str]:
+        """``(absolute path, node)`` of ``path``, else ShellError."""
+        node: Tree | str = self.tree
+        parts = normalize(self.cwd, path)
+        for i, part in enumerate(parts):
+            if not isinstance(node, dict):
+                raise ShellError(f"{path}: not a directory")
+            if part not in node:
+                raise ShellError(f"{path}: no such file or directory")
+            node = node[part]
+        return "/" + "/".join(parts), node
+
+    def expand(self, path: str) -> list[str]:
+        """The paths a pattern with wildcards matches (the path itself when it has none)."""
+        if not _has_glob(path):
+            return [path]
+        found = [
+            (
+                "/" if path.startswith("/") else "",
+                self.tree if path.startswith("/") else self.lookup(".")[1],
+            )
+        ]
+        for part in [p for p in path.split("/") if p]:
+            next_found = []
+            for prefix, node in found:
+                if not isinstance(node, dict):
+                    continue
+                if part in (".", ".."):
+                    next_found.append((prefix + part + "/", self.lookup(prefix + part)[1]))
+                    continue
+                names = [n for n in children(node) if fnmatch.fnmatchcase(n, part)] if _has_glob(part) else (
+                    [part] if part in node else [])  # fmt: skip
+                next_found.extend((prefix + name + "/", node[name]) for name in names)
+            found = next_found
+        if not found:
+            raise ShellError(f"{path}: no such file or directory")
+        return [prefix.rstrip("/") or "/" for prefix, _ in found]
+
+    # -- running --------------------------------------------------------------------------
+
+    def execute(self, line: str) -> int:
+        """Run one command line; 0 on success, 1 if it failed (the error went to ``err``)."""
+        line = line.strip()
+        if not line or line.startswith("#"):
+            return 0
+        self.history.append(line)
+        try:
+            words = shlex.split(line)
+        except ValueError as exc:
+            print(f"syntax error: {exc}", file=self.err)
+            return 1
+        if not words:
+            return 0
+        name, args = ALIASES.get(words[0], words[0]), words[1:]
+        handler = getattr(self, f"_cmd_{name}", None)
+        if handler is None:
+            print(f"{words[0]}: unknown command (type help for the list)", file=self.err)
+            return 1
+        try:
+            return handler(args) or 0
+        except ShellError as exc:
+            print(f"{name}: {exc}", file=self.err)
+            return 1
+
+    def run_lines(self, lines) -> int:
+        """Run commands until the lines run out or one is ``exit``; 1 if any of them failed."""
+        status = 0
+        for line in lines:
+            status |= self.execute(line)
+            if self.exited:
+                break
+        return status
+
+    def _print(self, text: str = "") -> None:
+        print(text, file=self.out)
+
+    # -- commands -------------------------------------------------------------------------
+
+    def _cmd_pwd(self, args) -> int:
+        self._print(self.cwd)
+        return 0
+
+    def _cmd_cd(self, args) -> int:
+        if len(args) > 1:
+            raise ShellError("too many arguments")
+        paths = self.expand(args[0]) if args else ["/"]
+        if len(paths) > 1:
+            raise ShellError(f"{args[0]}: matches more than one directory")
+        path, node = self.lookup(paths[0])
+        if not isinstance(node, dict):
+            raise ShellError(f"{args[0]}: not a directory")
+        self.cwd = path
+        return 0
+
+    def _cmd_ls(self, args) -> int:
+        long = False
+        paths = []
+        for arg in args:
+            if arg.startswith("-") and len(arg) > 1:
+                if set(arg[1:]) - {"l"}:
+                    raise ShellError(f"unknown option {arg} (usage: {COMMANDS['ls'].usage})")
+                long = True
+            else:
+                paths.append(arg)
+        status, targets = 0, []
+        for pattern in paths or ["."]:
+            try:
+                for path in self.expand(pattern):
+                    targets.append((path, self.lookup(path)[1]))
+            except ShellError as exc:
+                print(f"ls: {exc}", file=self.err)
+                status = 1
+        files = [(p, n) for p, n in targets if not isinstance(n, dict)]
+        dirs = [(p, n) for p, n in targets if isinstance(n, dict)]
+        for path, node in files:
+            self._print(self._ls_line(path, node) if long else path)
+        for i, (path, node) in enumerate(dirs):
+            if len(targets) > 1:
+                if files or i:
+                    self._print()
+                self._print(f"{path}:")
+            for name in children(node):
+                self._print(self._ls_line(name, node[name]) if long else name)
+        return status
+
+    @staticmethod
+    def _ls_line(name: str, node) -> str:
+        if isinstance(node, dict):
+            return f"d {len(node):>8} {name}"
+        return f"- {len(node):>8} {name}"
+
+    def _cmd_cat(self, args) -> int:
+        if not args:
+            raise ShellError(f"missing operand (usage: {COMMANDS['cat'].usage})")
+        status = 0
+        for pattern in args:
+            try:
+                for path in self.expand(pattern):
+                    _, node = self.lookup(path)
+                    if isinstance(node, dict):
+                        raise ShellError(f"{path}: is a directory")
+                    self._print(node)
+            except ShellError as exc:
+                print(f"cat: {exc}", file=self.err)
+                status = 1
+        return status
+
+    def _cmd_find(self, args) -> int:
+        status = 0
+        for pattern in args or ["."]:
+            try:
+                for path in self.expand(pattern):
+                    absolute, node = self.lookup(path)
+                    self._walk(absolute, node)
+            except ShellError as exc:
+                print(f"find: {exc}", file=self.err)
+                status = 1
+        return status
+
+    def _walk(self, path: str, node) -> None:
+        self._print(path)
+        if isinstance(node, dict):
+            for name in children(node):
+                self._walk(join(path, name), node[name])
+
+    def _cmd_history(self, args) -> int:
+        entries = list(enumerate(self.history, start=1))
+        if args:
+            try:
+                count = int(args[0])
+            except ValueError:
+                raise ShellError(f"{args[0]}: not a number") from None
+            entries = entries[-count:] if count > 0 else []
+        for number, line in entries:
+            self._print(f"{number:5d}  {line}")
+        return 0
+
+    def _cmd_help(self, args) -> int:
+        self._print("Commands (man COMMAND for details):")
+        for command in COMMANDS.values():
+            self._print(f"  {command.usage:<22} {command.summary}")
+        return 0
+
+    def _cmd_man(self, args) -> int:
+        if len(args) != 1:
+            raise ShellError(f"usage: {COMMANDS['man'].usage}")
+        command = COMMANDS.get(ALIASES.get(args[0], args[0]))
+        if command is None:
+            raise ShellError(f"{args[0]}: no manual entry (type help for the list)")
+        self._print(
+            f"{command.name} - {command.summary}\n\nUSAGE\n  {command.usage}\n\nDESCRIPTION"
+        )
+        for line in command.manual.splitlines():
+            self._print(f"  {line}")
+        return 0
+
+    def _cmd_exit(self, args) -> int:
+        self.exited = True
+        return 0
+
+    # -- completion -----------------------------------------------------------------------
+
+    def completions(self, line: str, text: str) -> list[str]:
+        """What ``text`` (the word being typed; ``line`` is everything before it) may complete to."""
+        words = line.split()
+        if not words:
+            return sorted(name + " " for name in [*COMMANDS, *ALIASES] if name.startswith(text))
+        if ALIASES.get(words[0], words[0]) in ("man", "help"):
+            return sorted(name + " " for name in COMMANDS if name.startswith(text))
+        head, _, prefix = text.rpartition("/")
+        base = head + "/" if _ else ""
+        try:
+            _, node = self.lookup(base or ".")
+        except ShellError:
+            return []
+        if not isinstance(node, dict):
+            return []
+        matches = []
+        for name in children(node):
+            if name.startswith(prefix):
+                matches.append(base + name + ("/" if isinstance(node[name], dict) else " "))
+        return matches
+
+
+# --- interactive mode ---------------------------------------------------------------------------
+
+
+def _readline_no_append():
+    """A function that stops GNU readline adding a space after the completion (for a directory's
+    ``/``), or None when the readline library does not allow it."""
+    try:
+        import ctypes
+
+        import readline
+
+        if "libedit" in (readline.__doc__ or ""):
+            return None
+        append = ctypes.c_int.in_dll(
+            ctypes.CDLL(readline.__file__), "rl_completion_append_character"
+        )
+    except (ImportError, OSError, ValueError, AttributeError):
+        return None
+
+    def no_append():
+        append.value = 0
+
+    return no_append
+
+
+def interactive(shell: MetadataShell, *, banner: str | None = None) -> int:
+    """Read commands from the terminal with line editing, history and tab completion."""
+    import readline
+
+    no_append = _readline_no_append()
+    matches: list[str] = []
+
+    def complete(text: str, state: int):
+        nonlocal matches
+        if state == 0:
+            line = readline.get_line_buffer()[: readline.get_begidx()]
+            matches = shell.completions(line, text)
+            if no_append is not None:
+                no_append()  # our matches carry their own trailing " " or "/"
+            else:
+                matches = [m.rstrip(" ") for m in matches]
+        return matches[state] if state < len(matches) else None
+
+    readline.set_completer(complete)
+    readline.set_completer_delims(" \t\n")
+    readline.parse_and_bind("tab: complete")
+    if banner:
+        print(banner, file=shell.out)
+    while not shell.exited:
+        try:
+            line = input(f"metadata:{shell.cwd}> ")
+        except EOFError:
+            print(file=shell.out)
+            break
+        except KeyboardInterrupt:
+            print("^C", file=shell.out)
+            continue
+        shell.execute(line)
+    return 0
