@@ -10,6 +10,10 @@ import sys
 COMMANDS = {
     "demo": "demo",
     "random-uuid": "random_uuid",
+    "dump-log": "dump_log",
+    "simulate": "simulate",
+    "shell": "shell",
+    "stale-partitions": "stale_partitions",
 }
 
 

@@ -1,0 +1,598 @@
+"""Dump KRaft metadata segments and snapshots as Kafka's ``kafka-dump-log --cluster-metadata-decoder`` does.
+
+The text form mirrors ``DumpLogSegments`` of Apache Kafka 4.0/4.1 (the last Scala version of the
+tool, also the one of the diskless fork), line for line::
+
+    Dumping <file as given>
+    Log starting offset: <base offset from the name>          (a *.log segment)
+    Snapshot end offset: <offset>, epoch: <epoch>             (a <offset>-<epoch>.checkpoint)
+    KRaft bootstrap snapshot                                  (bootstrap.checkpoint)
+    baseOffset: .. lastOffset: .. count: .. baseSequence: .. lastSequence: .. producerId: ..
+        producerEpoch: .. partitionLeaderEpoch: .. isTransactional: .. isControl: ..
+        deleteHorizonMs: OptionalLong.empty position: .. CreateTime: .. size: .. magic: 2
+        compresscodec: none crc: .. isvalid: true                        (one line per batch)
+    | offset: .. CreateTime: .. keySize: .. valueSize: .. sequence: .. headerKeys: [] payload: {...}
+    | offset: .. CreateTime: .. keySize: 4 valueSize: .. sequence: .. headerKeys: [] LeaderChange: {...}
+    Found <n> invalid bytes at the end of <file name>          (a truncated tail)
+
+Record payloads are ``{"type":"TOPIC_RECORD","version":0,"data":{...}}`` with ``data`` in Kafka's
+JSON form, written compactly as Jackson writes it; a value that does not decode becomes
+``Error at <offset>, skipping. <reason>``. Control records show Kafka's own decoded forms
+(``endTxnMarker: COMMIT coordinatorEpoch: 0``, ``LeaderChange: {...}``, ``SnapshotHeader {...}``,
+``SnapshotFooter {...}``, ``KRaftVersion {...}``, ``KRaftVoters {...}``, ``controlType: UNKNOWN(9)``).
+With ``skip_record_metadata`` a record line is just `` payload: {...}`` (and an empty line for a
+control record), as Kafka prints it. Non-consecutive record offsets are reported on stderr after
+all files, as Kafka does.
+
+Where Kafka would stop with a stack trace (a batch whose records cannot be parsed, a bad magic or
+length field), this module prints the batch line if the header can be read, reports the problem on
+stderr and goes on with the next batch when the length field allows it, else with the next file.
+
+``iter_json_records`` is this project's extension (``--json``): one JSON object per record.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import re
+import struct
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+
+from . import kraft
+from .errors import DecodeError
+from .log import LogFormatError, TruncatedBatchError, crc32c, decode_batch, parse_snapshot_name
+
+_HEADER = struct.Struct(">qiibIhiqqqhii")  # record batch v2 header, 61 bytes
+_HEADER_SIZE = _HEADER.size
+_LOG_OVERHEAD = 12
+_CRC_START = 21
+_MIN_BATCH_LENGTH = _HEADER_SIZE - _LOG_OVERHEAD
+_INT32 = struct.Struct(">i")
+
+_CODEC_NAMES = {0: "none", 1: "gzip", 2: "snappy", 3: "lz4", 4: "zstd"}
+_CONTROL_LABELS = {  # Kafka's prefix for each KRaft control record type
+    kraft.LEADER_CHANGE: " LeaderChange: ",
+    kraft.SNAPSHOT_HEADER: " SnapshotHeader ",
+    kraft.SNAPSHOT_FOOTER: " SnapshotFooter ",
+    kraft.KRAFT_VERSION: " KRaftVersion ",
+    kraft.KRAFT_VOTERS: " KRaftVoters ",
+}
+BOOTSTRAP_FILENAME = "bootstrap.checkpoint"
+INT32_MAX = 2**31 - 1
+
+
+# --- JSON as Kafka's tools write it (Jackson's ObjectNode.toString) ---------------------------
+
+
+def java_double(value: float) -> str:
+    """Java's ``Double.toString``: shortest digits, plain for 1e-3 <= |x| < 1e7, else ``d.dddE±n``."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "-0.0" if str(value).startswith("-") else "0.0"
+    sign, digit_tuple, exponent = Decimal(repr(value)).as_tuple()
+    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
+    # value = 0.d1d2... scaled: d1.d2d3... * 10**sci
+    sci = len(digit_tuple) - 1 + exponent
+    prefix = "-" if sign else ""
+    if 1e-3 <= abs(value) < 1e7:
+        if sci >= 0:
+            whole = digits[: sci + 1].ljust(sci + 1, "0")
+            frac = digits[sci + 1 :] or "0"
+            return f"{prefix}{whole}.{frac}"
+        return f"{prefix}0.{'0' * (-sci - 1)}{digits}"
+    return f"{prefix}{digits[0]}.{digits[1:] or '0'}E{sci}"
+
+
+_UPPER_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u00([0-9a-f]{2})")
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_dumps_str = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def _java_json(obj) -> str:
+    """The slow path of kafka_json: floats as Java writes them, unknown tagged fields left out."""
+    if isinstance(obj, dict):
+        return (
+            "{"
+            + ",".join(
+                f"{_dumps_str(k)}:{_java_json(v)}"
+                for k, v in obj.items()
+                if k != "_unknownTaggedFields"
+            )
+            + "}"
+        )
+    if isinstance(obj, list):
+        return "[" + ",".join(_java_json(v) for v in obj) + "]"
+    if isinstance(obj, float):
+        text = java_double(obj)
+        return text if text[-1].isdigit() else f'"{text}"'  # Jackson quotes NaN and Infinity
+    return _dumps(obj)
+
+
+def kafka_json(obj, has_floats: bool = False) -> str:
+    """Compact JSON text of a ``to_json`` dict as Kafka's tools print it (Jackson's toString).
+
+    Jackson writes non-ASCII characters as they are and control characters as ``\\u00XX`` with
+    upper-case hex; Kafka's converters leave out unknown tagged fields. Pass ``has_floats`` for
+    a message with float64 fields, so that they are written as Java's ``Double.toString`` does.
+    """
+    text = None if has_floats else _dumps(obj)
+    if text is None or "_unknownTaggedFields" in text:
+        text = _java_json(obj)
+    if "\\u00" in text:
+        text = _UPPER_ESCAPE.sub(lambda m: m.group(1) + "\\u00" + m.group(2).upper(), text)
+    return text
+
+
+_FLOAT_CLASSES: dict[type, bool] = {}
+
+
+def has_float_fields(cls) -> bool:
+    """Whether a message class (or one of its structs) has a float64 field."""
+    known = _FLOAT_CLASSES.get(cls)
+    if known is None:
+        known = _FLOAT_CLASSES[cls] = any(
+            "float64" in info[2] or (info[8] is not None and has_float_fields(info[8]))
+            for info in getattr(cls, "_FIELDS", ())
+        )
+    return known
+
+
+# --- what one batch and one record look like in the dump ------------------------------------
+
+
+def _increment_sequence(sequence: int, increment: int) -> int:
+    """Kafka's DefaultRecordBatch.incrementSequence: wraps past Integer.MAX_VALUE to 0."""
+    if sequence > INT32_MAX - increment:
+        return increment - (INT32_MAX - sequence) - 1
+    return sequence + increment
+
+
+@dataclass(slots=True)
+class BatchHeader:
+    """The fields of a batch header that the batch line shows, read straight from the bytes."""
+
+    base_offset: int
+    batch_length: int
+    partition_leader_epoch: int
+    magic: int
+    crc: int
+    attributes: int
+    last_offset_delta: int
+    base_timestamp: int
+    max_timestamp: int
+    producer_id: int
+    producer_epoch: int
+    base_sequence: int
+    records_count: int
+    valid: bool = True
+
+    @property
+    def size(self) -> int:
+        return _LOG_OVERHEAD + self.batch_length
+
+    @property
+    def timestamp_type(self) -> str:
+        return "LogAppendTime" if self.attributes & 0x08 else "CreateTime"
+
+    @property
+    def is_control(self) -> bool:
+        return bool(self.attributes & 0x20)
+
+    def line(self, position: int) -> str:
+        base_sequence = self.base_sequence
+        last_sequence = (
+            -1
+            if base_sequence == -1
+            else _increment_sequence(base_sequence, self.last_offset_delta)
+        )
+        attributes = self.attributes
+        horizon = (
+            f"OptionalLong[{self.base_timestamp}]" if attributes & 0x40 else "OptionalLong.empty"
+        )
+        codec = _CODEC_NAMES.get(attributes & 0x07, f"unknown({attributes & 0x07})")
+        return (
+            f"baseOffset: {self.base_offset} lastOffset: {self.base_offset + self.last_offset_delta} "
+            f"count: {self.records_count} baseSequence: {base_sequence} lastSequence: {last_sequence} "
+            f"producerId: {self.producer_id} producerEpoch: {self.producer_epoch} "
+            f"partitionLeaderEpoch: {self.partition_leader_epoch} "
+            f"isTransactional: {'true' if attributes & 0x10 else 'false'} "
+            f"isControl: {'true' if attributes & 0x20 else 'false'} deleteHorizonMs: {horizon} "
+            f"position: {position} {self.timestamp_type}: {self.max_timestamp} size: {self.size} "
+            f"magic: {self.magic} compresscodec: {codec} crc: {self.crc} "
+            f"isvalid: {'true' if self.valid else 'false'}"
+        )
+
+
+def read_header(buf, pos: int) -> BatchHeader | None:
+    """The header at ``pos`` with its CRC checked, or None when fewer than 61 bytes are left."""
+    if len(buf) - pos < _HEADER_SIZE:
+        return None
+    header = BatchHeader(*_HEADER.unpack_from(buf, pos))
+    size = header.size
+    end = pos + size
+    header.valid = (
+        size >= _HEADER_SIZE
+        and end <= len(buf)
+        and header.crc == crc32c(memoryview(buf)[pos + _CRC_START : end])
+    )
+    return header
+
+
+def control_text(key, value) -> tuple[str, dict | None]:
+    """Kafka's text for a control record, and (type, version, data) for the JSON form."""
+    try:
+        _, type_id = kraft.decode_control_key(key)
+    except DecodeError as exc:
+        return f" controlType: <{exc.reason}>", None
+    name = kraft.CONTROL_TYPE_NAMES.get(type_id)
+    if name is None:
+        return f" controlType: UNKNOWN({type_id})", {
+            "type": "UNKNOWN",
+            "version": None,
+            "data": None,
+        }
+    try:
+        control = kraft.decode_control_record(key, value)
+    except DecodeError as exc:
+        return f" controlType: {name}({type_id}) error: {exc}", {"type": name, "error": str(exc)}
+    if control.message is None:  # ABORT / COMMIT marker
+        version = int.from_bytes(bytes(value[0:2]), "big", signed=True)
+        text = f" endTxnMarker: {name} coordinatorEpoch: {control.coordinator_epoch}"
+        return text, {
+            "type": name,
+            "version": version,
+            "data": {"coordinatorEpoch": control.coordinator_epoch},
+        }
+    message = control.message
+    # Kafka converts at message.version(): the value of the record's own Version field.
+    version = getattr(message, "version", 0)
+    versions = type(message).versions()
+    version = min(max(version, versions.start), versions.stop - 1)
+    data = message.to_json(version)
+    return _CONTROL_LABELS[type_id] + kafka_json(data), {
+        "type": name,
+        "version": version,
+        "data": data,
+    }
+
+
+def payload_text(value, offset: int) -> str:
+    """Kafka's ClusterMetadataLogMessageParser output for a metadata record value."""
+    try:
+        if value is None:
+            raise DecodeError("record has a null value")
+        record = kraft.decode_record_value(value)
+        data = record.message.to_json(record.version)
+    except DecodeError as exc:
+        return f"Error at {offset}, skipping. {exc}"
+    data_text = kafka_json(data, has_float_fields(type(record.message)))
+    return f'{{"type":"{record.type_name}","version":{record.version},"data":{data_text}}}'
+
+
+# --- files --------------------------------------------------------------------------------
+
+
+def java_file_text(path: str) -> str:
+    """How java.io.File prints a path: repeated separators collapsed, no trailing separator."""
+    text = re.sub(r"/+", "/", str(path))
+    return text[:-1] if len(text) > 1 and text.endswith("/") else text
+
+
+def file_kind(name: str) -> str | None:
+    """``log`` or ``checkpoint`` by the suffix after the last dot (as Kafka picks), else None."""
+    suffix = name[name.rfind(".") :] if "." in name else ""
+    return {".log": "log", ".checkpoint": "checkpoint"}.get(suffix)
+
+
+def heading(path: Path) -> str | None:
+    """The line Kafka prints after ``Dumping``: the segment's start or the snapshot's id."""
+    name = path.name
+    kind = file_kind(name)
+    if kind == "log":
+        start = name.split(".")[0]
+        return f"Log starting offset: {int(start)}" if start.isdigit() else None
+    if kind == "checkpoint":
+        if name == BOOTSTRAP_FILENAME:
+            return "KRaft bootstrap snapshot"
+        snapshot_id = parse_snapshot_name(name)
+        if snapshot_id is not None:
+            return f"Snapshot end offset: {snapshot_id[0]}, epoch: {snapshot_id[1]}"
+    return None
+
+
+@dataclass
+class FileSummary:
+    """What dumping one file found."""
+
+    path: str
+    batches: int = 0
+    records: int = 0
+    invalid_batches: int = 0  # stored CRC does not match
+    undecoded_records: int = 0  # payloads printed as "Error at ..."
+    trailing_bytes: int = 0
+    errors: list[str] = field(default_factory=list)
+    non_consecutive: list[tuple[int, int]] = field(default_factory=list)
+
+
+class _Mapped:
+    """A read-only map of a file (bytes for an empty one), sliced to ``max_bytes``."""
+
+    def __init__(self, path: Path, max_bytes: int | None):
+        self._file = open(path, "rb")
+        size = os.fstat(self._file.fileno()).st_size
+        self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if size else None
+        buf = self._map if self._map is not None else b""
+        self.file_size = size
+        self.buf = (
+            memoryview(buf)[:max_bytes] if max_bytes is not None and max_bytes < size else buf
+        )
+
+    def close(self) -> None:
+        if isinstance(self.buf, memoryview):
+            self.buf.release()
+        self.buf = b""
+        if self._map is not None:
+            self._map.close()
+        self._file.close()
+
+
+def iter_file_batches(buf, summary: FileSummary) -> Iterator[tuple[int, BatchHeader, object]]:
+    """``(position, header, RecordBatch or None)`` for each batch, as Kafka's FileRecords walks them.
+
+    Stops at a tail too short for the next batch (``summary.trailing_bytes``). A batch whose records
+    cannot be read comes with None, its problem in ``summary.errors``.
+    """
+    end = len(buf)
+    pos = 0
+    while pos < end:
+        try:
+            batch, next_pos = decode_batch(buf, pos, verify_crc=False)
+        except TruncatedBatchError:
+            summary.trailing_bytes = end - pos
+            return
+        except LogFormatError as exc:
+            header = read_header(buf, pos)
+            length_ok = (
+                header is not None
+                and header.batch_length >= _MIN_BATCH_LENGTH
+                and pos + header.size <= end
+            )
+            summary.errors.append(f"position {pos}: {exc.reason}")
+            if header is None or not length_ok or header.magic != 2:
+                summary.trailing_bytes = end - pos
+                return
+            yield pos, header, None
+            pos += header.size
+            continue
+        header = read_header(buf, pos)
+        yield pos, header, batch
+        pos = next_pos
+
+
+def dump_file(
+    path, out, *, skip_record_metadata: bool = False, max_bytes: int | None = None
+) -> FileSummary:
+    """Write Kafka's dump of one segment or snapshot file to ``out`` (a text stream)."""
+    shown = java_file_text(path)
+    path = Path(path)
+    summary = FileSummary(shown)
+    write = out.write
+    write(f"Dumping {shown}\n")
+    line = heading(path)
+    if line is not None:
+        write(line + "\n")
+    elif file_kind(path.name) is not None:
+        summary.errors.append(f"cannot read an offset from the file name {path.name!r}")
+    mapped = _Mapped(path, max_bytes)
+    try:
+        last_offset = -1
+        for position, header, batch in iter_file_batches(mapped.buf, summary):
+            summary.batches += 1
+            if not header.valid:
+                summary.invalid_batches += 1
+            write(header.line(position) + "\n")
+            if batch is None:
+                continue
+            base_offset = batch.base_offset
+            base_sequence = batch.base_sequence
+            label = header.timestamp_type
+            control = batch.is_control
+            lines = []
+            for record in batch.records:
+                summary.records += 1
+                offset = base_offset + record.offset_delta
+                if last_offset != -1 and offset != last_offset + 1:
+                    summary.non_consecutive.append((last_offset, offset))
+                last_offset = offset
+                if skip_record_metadata:
+                    if control:
+                        lines.append("")
+                        continue
+                    text = ""
+                else:
+                    key, value = record.key, record.value
+                    sequence = (
+                        -1
+                        if base_sequence < 0
+                        else _increment_sequence(base_sequence, record.offset_delta)
+                    )
+                    names = ",".join(name for name, _ in record.headers)
+                    text = (
+                        f"| offset: {offset} {label}: {batch.timestamp_of(record)} "
+                        f"keySize: {-1 if key is None else len(key)} "
+                        f"valueSize: {-1 if value is None else len(value)} "
+                        f"sequence: {sequence} headerKeys: [{names}]"
+                    )
+                    if control:
+                        shown_control, described = control_text(key, record.value)
+                        if (
+                            described is None
+                            or described.get("error")
+                            or described["type"] == "UNKNOWN"
+                        ):
+                            summary.undecoded_records += 1
+                        lines.append(text + shown_control)
+                        continue
+                payload = payload_text(record.value, offset)
+                if payload.startswith("Error at "):
+                    summary.undecoded_records += 1
+                lines.append(f"{text} payload: {payload}")
+            if lines:
+                write("\n".join(lines) + "\n")
+        if summary.trailing_bytes and max_bytes is None:
+            write(f"Found {summary.trailing_bytes} invalid bytes at the end of {path.name}\n")
+    finally:
+        mapped.close()
+    return summary
+
+
+def iter_json_records(
+    path, *, max_bytes: int | None = None, summary: FileSummary | None = None
+) -> Iterator[dict]:
+    """One dict per record of a segment or snapshot (the ``--json`` form).
+
+    Keys: ``file``, ``position`` (of the batch), ``batchBaseOffset``, ``offset``, ``timestamp``,
+    ``leaderEpoch``, ``control``, ``crcValid``, ``type``, ``version``, ``data`` (Kafka's JSON form,
+    unknown tagged fields kept under ``_unknownTaggedFields``) and ``error`` (None, or why the
+    value did not decode; ``type``, ``version`` and ``data`` are then None).
+    """
+    shown = java_file_text(path)
+    summary = summary if summary is not None else FileSummary(shown)
+    mapped = _Mapped(Path(path), max_bytes)
+    try:
+        for position, header, batch in iter_file_batches(mapped.buf, summary):
+            summary.batches += 1
+            if not header.valid:
+                summary.invalid_batches += 1
+            if batch is None:
+                continue
+            base_offset = batch.base_offset
+            epoch = batch.partition_leader_epoch
+            control = batch.is_control
+            valid = header.valid
+            for record in batch.records:
+                summary.records += 1
+                obj = {
+                    "file": shown,
+                    "position": position,
+                    "batchBaseOffset": base_offset,
+                    "offset": base_offset + record.offset_delta,
+                    "timestamp": batch.timestamp_of(record),
+                    "leaderEpoch": epoch,
+                    "control": control,
+                    "crcValid": valid,
+                }
+                kind = version = data = error = None
+                if batch.is_control:
+                    described = control_text(record.key, record.value)[1]
+                    if described is None:
+                        error = "malformed control record key"
+                    else:
+                        kind, version, data = (
+                            described["type"],
+                            described.get("version"),
+                            described.get("data"),
+                        )
+                        error = described.get("error")
+                        if kind == "UNKNOWN":
+                            error = "unknown control record type"
+                    if error:
+                        summary.undecoded_records += 1
+                else:
+                    try:
+                        if record.value is None:
+                            raise DecodeError("record has a null value")
+                        decoded = kraft.decode_record_value(record.value)
+                        kind, version = decoded.type_name, decoded.version
+                        data = decoded.message.to_json(decoded.version)
+                    except DecodeError as exc:
+                        error = str(exc)
+                        summary.undecoded_records += 1
+                obj.update(type=kind, version=version, data=data, error=error)
+                yield obj
+    finally:
+        mapped.close()
+
+
+def _json_line(obj: dict) -> str:
+    try:
+        return _dumps(obj)
+    except ValueError:  # NaN / infinity: write them as Kafka's JSON form does, as strings
+        return json.dumps(_nan_to_text(obj), ensure_ascii=False, separators=(",", ":"))
+
+
+def _nan_to_text(obj):
+    if isinstance(obj, float) and (obj != obj or obj in (float("inf"), float("-inf"))):
+        return "NaN" if obj != obj else ("Infinity" if obj > 0 else "-Infinity")
+    if isinstance(obj, dict):
+        return {k: _nan_to_text(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_nan_to_text(v) for v in obj]
+    return obj
+
+
+def dump(
+    paths,
+    out=None,
+    err=None,
+    *,
+    skip_record_metadata: bool = False,
+    as_json: bool = False,
+    max_bytes: int | None = None,
+) -> int:
+    """Dump every file in turn; 0 when all were read completely, 1 when any had a problem.
+
+    A CRC mismatch, a record that does not decode or a truncated tail is shown in the dump and
+    makes the result 1; so does a file that cannot be opened (reported on ``err``).
+    """
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+    status = 0
+    summaries = []
+    for path in paths:
+        name = Path(path).name
+        if file_kind(name) is None:
+            err.write(f"Ignoring unknown file {java_file_text(path)}\n")
+            status = 1
+            continue
+        try:
+            if as_json:
+                summary = FileSummary(java_file_text(path))
+                for obj in iter_json_records(path, max_bytes=max_bytes, summary=summary):
+                    out.write(_json_line(obj) + "\n")
+            else:
+                summary = dump_file(
+                    path, out, skip_record_metadata=skip_record_metadata, max_bytes=max_bytes
+                )
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            err.write(f"Cannot read {java_file_text(path)}: {exc.strerror or exc}\n")
+            status = 1
+            continue
+        summaries.append((path, summary))
+        for problem in summary.errors:
+            err.write(f"Error in {summary.path}: {problem}\n")
+        if (
+            summary.errors
+            or summary.invalid_batches
+            or summary.undecoded_records
+            or summary.trailing_bytes
+        ):
+            status = 1
+    if not as_json:
+        for path, summary in summaries:
+            if summary.non_consecutive:
+                err.write(f"Non-consecutive offsets in {os.path.abspath(path)}\n")
+                for first, second in reversed(summary.non_consecutive):
+                    err.write(f"  {first} is followed by {second}\n")
+    return status
