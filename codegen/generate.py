@@ -11,12 +11,16 @@ import black
 
 from kafka_meta_proto.registry import Registry
 
-from .render import module_name, render_message, render_package_init
+from .render import BLACK_MODE, module_name, render_message, render_package_init
+from .spark_schema import render_module as render_spark_schemas
 from .spec import MessageSpec, load_tree
 
 
 CODEGEN_DIR = Path(__file__).resolve().parent
 FINGERPRINT = "# fingerprint: "
+# The package that also gets _spark_schemas.py (Spark SQL schemas of its messages).
+SPARK_SCHEMAS_PACKAGE = "kafka_meta_proto.messages"
+SPARK_SCHEMAS_FILE = "_spark_schemas.py"
 
 
 def _render_one(args) -> tuple[str, str]:
@@ -88,6 +92,11 @@ def generate(
     init = still_fresh(reuse / "__init__.py", init_inputs) if reuse is not None else None
     if init is None:
         init = stamp(render_package_init(package, specs, sources), init_inputs)
+    if package == SPARK_SCHEMAS_PACKAGE:
+        spark_inputs = _inputs(init_inputs, SPARK_SCHEMAS_FILE)
+        old = still_fresh(reuse / SPARK_SCHEMAS_FILE, spark_inputs) if reuse is not None else None
+        text = old or black.format_str(render_spark_schemas(specs), mode=BLACK_MODE)
+        files[SPARK_SCHEMAS_FILE] = old or stamp(text, spark_inputs)
     return {"__init__.py": init, **dict(sorted(files.items()))}
 
 

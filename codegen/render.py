@@ -7,7 +7,9 @@ from pathlib import Path
 import black
 import jinja2
 
-from .layout import Run, StructVersion, children_first, message_layouts
+from kafka_meta_proto.wire import SMALL_ARRAY  # arrays shorter than this use precompiled Structs
+
+from .layout import Run, StructVersion, Wire, children_first, message_layouts
 from .spec import EMPTY_STRUCT, FieldSpec, MessageSpec, StructSpec, Versions, snake_case
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -17,6 +19,7 @@ PY_TYPES = {
     "int64": "int", "float64": "float", "string": "str", "bytes": "bytes", "records": "bytes",
     "uuid": "Uuid",
 }  # fmt: skip
+_CODE_NAMES = {"?": "bool"}  # struct codes in module constant names (_A_bool...)
 
 
 def module_name(msg: MessageSpec) -> str:
@@ -62,6 +65,29 @@ def default_expr(f: FieldSpec, fresh: bool = False) -> str:
     return repr(d)
 
 
+def compare_default(f: FieldSpec) -> str:
+    """default_expr for comparisons: a struct default is one shared empty instance (made once per
+    module), not a new object per comparison."""
+    if f.default is EMPTY_STRUCT:
+        return f"_EMPTY_{f.type.name}"
+    return default_expr(f)
+
+
+def differs(var: str, f: FieldSpec) -> str:
+    """A condition equal to ``var != <f's default>``. For a struct default it compares field by
+    field, as the dataclass __eq__ would, instead of building two tuples (cheaper, and this runs
+    for every absent tagged struct field of every object written)."""
+    if f.default is not EMPTY_STRUCT or f.struct is None:
+        return f"{var} != {compare_default(f)}"
+    terms = [f"{var}.__class__ is not {f.type.name}"]
+    for g in f.struct.fields:
+        if g.default is EMPTY_STRUCT or g.type.name == "float64":
+            return f"{var} != {compare_default(f)}"
+        terms.append(f"{var}.{g.py_name} != {default_expr(g)}")
+    terms.append(f"{var}.unknown_tagged_fields != ()")
+    return "(" + " or ".join(terms) + ")"
+
+
 def dataclass_default(f: FieldSpec) -> str:
     if f.default is None:
         return "None"
@@ -85,6 +111,11 @@ def annotation(f: FieldSpec) -> str:
     return f"{base} | None" if nullable else base
 
 
+def w_path(w: Wire) -> str:
+    """The field's name in a DecodeError path; "[]" marks an array of structs (index to come)."""
+    return w.name + ("[]" if w.kind == "array" and w.elem == "struct" else "")
+
+
 def _doc(text: str) -> str:
     return " ".join(text.split()).replace("\\", "\\\\").replace('"""', '\\"\\"\\"').strip() or "-"
 
@@ -104,6 +135,49 @@ class _Renderer:
                             formats[step.fmt] = f"_S{len(formats)}"
                             self.constants.append((formats[step.fmt], step.fmt))
                         step.const = formats[step.fmt]
+        # Precompiled array Structs, by (length prefix, element code): "" for reading, "B" (one
+        # compact length byte) or "i" (a legacy count) for writing.
+        self.array_constants: dict[tuple[str, str], str] = {}
+        for svs in self.layouts.values():
+            for sv in svs:
+                for w in [s for s in sv.steps if isinstance(s, Wire)] + sv.tagged:
+                    if w.kind == "array" and w.elem == "fixed":
+                        for prefix in ("", "B" if w.compact else "i"):
+                            self.array_const(prefix, w)
+
+        # Which function shapes each layout needs: the one-object functions (_read_X, _write_X,
+        # _size_X) for the message itself, struct fields and tagged struct arrays, and the list
+        # functions (_readn_X...) for untagged struct arrays, which loop inside one call.
+        self.single: set[str] = {sv.suffix for sv in self.layouts[msg.name]}
+        self.lists: set[str] = set()
+        for svs in self.layouts.values():
+            for sv in svs:
+                for w in [s for s in sv.steps if isinstance(s, Wire)]:
+                    if w.kind == "array" and w.elem == "struct":
+                        self.lists.add(w.ref)
+                    elif w.kind == "struct":
+                        self.single.add(w.ref)
+                for w in sv.tagged:
+                    if w.kind == "struct" or (w.kind == "array" and w.elem == "struct"):
+                        (self.lists if w.kind == "array" else self.single).add(w.ref)
+
+    @staticmethod
+    def retry_table(sv: StructVersion) -> str:
+        """The fixed-width arrays of a layout, as wire.read_fixed_array's arguments by field path:
+        their inline reads have no bounds check, so the error handler reads them again carefully."""
+        items = [
+            f'"{w.name}": ("{w.fmt}", {w.width}, {w.compact}, {w.nullable})'
+            for w in [s for s in sv.steps if isinstance(s, Wire)] + sv.tagged
+            if w.kind == "array" and w.elem == "fixed"
+        ]
+        return "{" + ", ".join(items) + "}" if items else ""
+
+    def array_const(self, prefix: str, w: Wire) -> str:
+        key = (prefix, w.fmt)
+        name = self.array_constants.get(key)
+        if name is None:
+            name = self.array_constants[key] = f"_A{prefix}_{_CODE_NAMES.get(w.fmt, w.fmt)}"
+        return name
 
     def version_condition(self, versions: Versions, layouts, untagged_of: FieldSpec | None = None) -> str:
         """A condition on ``version`` that holds exactly for the versions of interest among the
@@ -129,17 +203,6 @@ class _Renderer:
         """Children first, so every class exists before a parent names it."""
         return children_first(self.msg)
 
-    def constructor_args(self, sv: StructVersion) -> str:
-        present = {}
-        for step in sv.steps:
-            for w in step.fields if isinstance(step, Run) else [step]:
-                present[w.spec.name] = w.var
-        for w in sv.tagged:
-            present[w.spec.name] = w.var
-        args = [present.get(f.name) or default_expr(f, fresh=True) for f in sv.fields]
-        args.append("unknown" if sv.flexible else "()")
-        return ", ".join(args)
-
     def render(self) -> str:
         msg = self.msg
         layouts = self.layouts
@@ -161,19 +224,30 @@ class _Renderer:
             nested=[s for s in classes if s is not msg.struct],
             layouts=layouts,
             constants=self.constants,
+            array_constants=[(name, prefix, code) for (prefix, code), name in sorted(self.array_constants.items())],
+            array_const=self.array_const,
+            small_array=SMALL_ARRAY,
+            absent_fields=lambda sv: sv.absent,
+            single_readers=self.single,
+            retry_table=self.retry_table,
+            retry_args=lambda sv: f", buf, _R_{sv.suffix}" if self.retry_table(sv) else "",
+            list_readers=self.lists,
             unique_layouts=unique_layouts,
             table=table,
             annotation=annotation,
             dataclass_default=dataclass_default,
             default_expr=default_expr,
+            compare_default=compare_default,
+            differs=differs,
+            empty_struct=EMPTY_STRUCT,
+            empty_structs=sorted({f.type.name for c in classes for f in c.fields if f.default is EMPTY_STRUCT}),
             doc=lambda s: _doc(s.about or (f"{msg.name} message." if s is msg.struct else f"The {s.name} struct.")),
             field_doc=lambda f: _doc(f.about),
-            first_name=lambda sv: (sv.steps[0].fields[0].name if isinstance(sv.steps[0], Run) else sv.steps[0].name) if sv.steps else "<tagged fields>",
-            w_path=lambda w: w.name + ("[]" if w.kind == "array" and w.elem == "struct" else ""),
-            run_targets=lambda step: "(" + ", ".join(w.var for w in step.fields) + ("," if len(step.fields) == 1 else "") + ")",
+            first_name=lambda sv: (sv.steps[0].fields[0].name if isinstance(sv.steps[0], Run) else w_path(sv.steps[0])) if sv.steps else "<tagged fields>",
+            w_path=w_path,
+            run_targets=lambda step: "(" + ", ".join("_raw_" + w.attr if w.is_uuid else "o." + w.attr for w in step.fields) + ("," if len(step.fields) == 1 else "") + ")",
             run_values=lambda step: ", ".join(f"o.{w.attr}" + (".bytes" if w.is_uuid else "") for w in step.fields),
             class_of=lambda sv: sv.struct.name,
-            constructor_args=self.constructor_args,
             fixed_width=lambda sv: sum(s.width for s in sv.steps if isinstance(s, Run)),
             uvarint_len=lambda n: 1 if n < 0x80 else (2 if n < 0x4000 else 3),
             version_condition=self.version_condition,

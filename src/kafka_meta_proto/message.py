@@ -52,7 +52,25 @@ class Message:
     @classmethod
     def decode(cls, data, version: int):
         """Decode exactly ``data`` (bytes-like); trailing bytes are an error."""
-        msg, end = cls.decode_from(data, version, 0)
+        # decode_from and _codec inlined: for small messages the calls cost as much as the body.
+        try:
+            reader = cls._READERS[version]
+        except KeyError:  # the version check is outside, so no exception is chained to it
+            reader = None
+        if reader is None:
+            cls._codec(cls._READERS, version)
+        if type(data) is not bytes:
+            if isinstance(data, str):
+                raise TypeError("decode takes bytes, not str")
+            data = bytes(data)
+        try:
+            msg, end = reader(data, 0)
+        except DecodeError as e:
+            e.__dict__.pop("_element", None)  # list readers' note for the path (wire.in_element)
+            e.context = f"{cls.NAME} v{version}"
+            raise
+        except RecursionError:  # cannot happen from data (no recursive schemas); kept honest
+            raise DecodeError("nesting too deep", 0, context=f"{cls.NAME} v{version}") from None
         if end != len(data):
             raise DecodeError(
                 f"{len(data) - end} trailing bytes after the message", end, context=f"{cls.NAME} v{version}"
@@ -64,7 +82,12 @@ class Message:
         """Decode one message starting at ``offset``; return it and the offset just after it.
 
         For callers that hold more than one message in a buffer (or want the rest)."""
-        reader = cls._codec(cls._READERS, version)
+        try:
+            reader = cls._READERS[version]
+        except KeyError:  # the version check is outside, so no exception is chained to it
+            reader = None
+        if reader is None:
+            cls._codec(cls._READERS, version)
         if type(data) is not bytes:
             if isinstance(data, str):
                 raise TypeError("decode takes bytes, not str")
@@ -72,6 +95,7 @@ class Message:
         try:
             return reader(data, offset)
         except DecodeError as e:
+            e.__dict__.pop("_element", None)  # list readers' note for the path (wire.in_element)
             e.context = f"{cls.NAME} v{version}"
             raise
         except RecursionError:  # cannot happen from data (no recursive schemas); kept honest
@@ -79,14 +103,17 @@ class Message:
 
     def encode(self, version: int) -> bytes:
         """The message body at ``version`` (no size prefix or header)."""
-        out = bytearray()
-        self.encode_into(out, version)
-        return bytes(out)
-
-    def encode_into(self, out: bytearray, version: int) -> None:
-        writer = self._codec(self._WRITERS, version)
+        try:
+            writer = self._WRITERS[version]
+        except KeyError:  # the version check is outside, so no exception is chained to it
+            writer = None
+        if writer is None:
+            self._codec(self._WRITERS, version)
+        # The writers append parts to a list; one join copies each part once, into the result.
+        out: list = []
         try:
             writer(self, out)
+            return b"".join(out)
         except UnsupportedVersionError as e:
             raise UnsupportedVersionError(f"{self.NAME} v{version}: {e}") from None
         except EncodeError as e:
@@ -96,9 +123,18 @@ class Message:
         except Exception as e:  # struct.error and friends
             raise EncodeError(f"{self.NAME} v{version}: cannot encode: {e}") from None
 
+    def encode_into(self, out: bytearray, version: int) -> None:
+        """Append the encoding to ``out`` (left as it was when encoding fails)."""
+        out += self.encode(version)
+
     def size(self, version: int) -> int:
         """``len(self.encode(version))``, computed without encoding."""
-        sizer = self._codec(self._SIZERS, version)
+        try:
+            sizer = self._SIZERS[version]
+        except KeyError:  # the version check is outside, so no exception is chained to it
+            sizer = None
+        if sizer is None:
+            self._codec(self._SIZERS, version)
         try:
             return sizer(self)
         except _ENCODE_FAILURES as e:

@@ -8,14 +8,40 @@ from __future__ import annotations
 import struct
 
 from .errors import DecodeError
+from .uuid import Uuid
 
 INT16 = struct.Struct(">h")
 INT32 = struct.Struct(">i")
 UINT32 = struct.Struct(">I")
+BYTE = tuple(bytes((i,)) for i in range(256))  # BYTE[n] == bytes((n,)), without building it
+
+# Arrays of fixed-width elements shorter than this are read and written through precompiled
+# Structs (codegen.render.SMALL_ARRAY must match).
+SMALL_ARRAY = 32
+_ARRAY_STRUCTS: dict[tuple[str, str], tuple[struct.Struct, ...]] = {}
+_new = object.__new__
+
+
+def array_structs(prefix: str, code: str) -> tuple[struct.Struct, ...]:
+    """``t[n]`` is ``Struct(f">{prefix}{n}{code}")`` for n < SMALL_ARRAY: n elements of the struct
+    format code, after ``prefix`` ("" nothing, "B" a one-byte compact length, "i" a legacy count)."""
+    key = (prefix, code)
+    table = _ARRAY_STRUCTS.get(key)
+    if table is None:
+        if len(code) == 1:
+            formats = [f">{prefix}{n}{code}" for n in range(SMALL_ARRAY)]
+        else:  # "16s" is one 16-byte string, whatever its count: repeat it
+            formats = [f">{prefix}{code * n}" for n in range(SMALL_ARRAY)]
+        table = _ARRAY_STRUCTS[key] = tuple(map(struct.Struct, formats))
+    return table
 
 
 def read_uvarint(buf, pos: int) -> tuple[int, int]:
     """Read an unsigned varint of at most 5 bytes (Kafka's readUnsignedVarint)."""
+    if 0 <= pos < len(buf):
+        value = buf[pos]
+        if value < 0x80:  # one byte: most varints
+            return value, pos + 1
     value = 0
     shift = 0
     start = pos
@@ -84,14 +110,14 @@ def read_tag_header(buf, pos: int) -> tuple[int, int, int]:
     return tag, size, pos
 
 
-def write_tagged(out: bytearray, fields: list) -> None:
-    """Write a tagged-field section: count, then (tag, size, data) in tag order."""
+def write_tagged(out: list, fields: list) -> None:
+    """Append a tagged-field section to the parts: count, then (tag, size, data) in tag order."""
     fields.sort(key=_tag_of)
-    out += uvarint(len(fields))
+    out.append(uvarint(len(fields)))
     for tag, data in fields:
-        out += uvarint(tag)
-        out += uvarint(len(data))
-        out += data
+        out.append(uvarint(tag))
+        out.append(uvarint(len(data)))
+        out.append(data)
 
 
 def tagged_section_size(fields) -> int:
@@ -159,26 +185,29 @@ def _encoded(text: str) -> bytes:
     return raw
 
 
-def write_string(out: bytearray, text: str) -> None:
+# The writers append bytes-like parts to a list, which the caller joins once.
+
+
+def write_string(out: list, text: str) -> None:
     raw = _encoded(text)
-    out += INT16.pack(len(raw))
-    out += raw
+    out.append(INT16.pack(len(raw)))
+    out.append(raw)
 
 
-def write_compact_string(out: bytearray, text: str) -> None:
+def write_compact_string(out: list, text: str) -> None:
     raw = _encoded(text)
-    out += uvarint(len(raw) + 1)
-    out += raw
+    out.append(uvarint(len(raw) + 1))
+    out.append(raw)
 
 
-def write_bytes(out: bytearray, data: bytes) -> None:
-    out += INT32.pack(len(data))
-    out += data
+def write_bytes(out: list, data: bytes) -> None:
+    out.append(INT32.pack(len(data)))
+    out.append(data)
 
 
-def write_compact_bytes(out: bytearray, data: bytes) -> None:
-    out += uvarint(len(data) + 1)
-    out += data
+def write_compact_bytes(out: list, data: bytes) -> None:
+    out.append(uvarint(len(data) + 1))
+    out.append(data)
 
 
 def size_string(text: str) -> int:
@@ -198,8 +227,118 @@ def size_compact_bytes(data: bytes) -> int:
     return len(data) + uvarint_size(len(data) + 1)
 
 
-def low_level_error(exc: Exception, field: str, pos: int) -> DecodeError:
-    """Turn what Python raised while reading into a DecodeError for the field at pos."""
+# -- The slow paths of fields the generated readers inline for the common case. -----------------
+# Each reads the field from its length prefix at ``pos`` and raises exactly what the inline code
+# would (reason and offset; the generated reader adds the field path).
+
+
+def _read_count(buf, pos: int, compact: bool) -> tuple[int, int]:
+    if compact:
+        n = buf[pos]
+        if n < 0x80:
+            pos += 1
+        else:
+            n, pos = read_uvarint(buf, pos)
+        return n - 1, pos
+    (n,) = INT32.unpack_from(buf, pos)
+    return n, pos + 4
+
+
+def read_string_field(buf, pos: int, compact: bool, nullable: bool):
+    """A string field (compact or int16 length); (value, next position)."""
+    if compact:
+        n, pos = _read_count(buf, pos, True)
+    else:
+        (n,) = INT16.unpack_from(buf, pos)
+        pos += 2
+    if n < 0:
+        if not nullable:
+            raise DecodeError("null value for a non-nullable field", pos)
+        if n != -1:
+            raise DecodeError(f"invalid length {n}", pos)
+        return None, pos
+    end = pos + n
+    if end > len(buf):
+        raise DecodeError(f"length {n} runs past the end", pos)
+    if n > 0x7FFF:
+        raise DecodeError(f"string length {n} exceeds 32767", pos)
+    try:
+        return buf[pos:end].decode(), end
+    except UnicodeDecodeError as e:
+        raise DecodeError(f"invalid UTF-8 in string ({e.reason})", pos) from None
+
+
+def _array_count(buf, pos: int, compact: bool, nullable: bool, width: int) -> tuple[int, int]:
+    """The element count of an array field, -1 for null; checks it against the bytes left."""
+    n, pos = _read_count(buf, pos, compact)
+    if n < 0:
+        if not nullable:
+            raise DecodeError("null array for a non-nullable field", pos)
+        if n != -1:
+            raise DecodeError(f"invalid array length {n}", pos)
+    elif n * width > len(buf) - pos:
+        raise too_many(n, pos)
+    return n, pos
+
+
+def read_fixed_array(buf, pos: int, code: str, width: int, compact: bool, nullable: bool):
+    """An array of fixed-width elements (struct format code, width in bytes)."""
+    n, pos = _array_count(buf, pos, compact, nullable, width)
+    if n < 0:
+        return None, pos
+    return list(struct.unpack_from(">%d%s" % (n, code), buf, pos)), pos + n * width
+
+
+def uuid_list(buf, pos: int, n: int) -> list:
+    """n Uuids from the 16 * n bytes at pos (the caller has checked they are there)."""
+    out = []
+    if n < SMALL_ARRAY:
+        raws = _UUIDS[n].unpack_from(buf, pos)
+    else:
+        raws = [buf[p : p + 16] for p in range(pos, pos + 16 * n, 16)]
+    for raw in raws:
+        u = _new(Uuid)  # Uuid(raw) without __init__'s checks: raw is 16 bytes
+        u.bytes = raw
+        out.append(u)
+    return out
+
+
+_UUIDS = array_structs("", "16s")
+
+
+def read_uuid_array(buf, pos: int, compact: bool, nullable: bool):
+    n, pos = _array_count(buf, pos, compact, nullable, 16)
+    if n < 0:
+        return None, pos
+    return uuid_list(buf, pos, n), pos + 16 * n
+
+
+def in_element(e: DecodeError, index: int) -> DecodeError:
+    """Note which element of an array of structs a list reader was reading when e arose; the
+    reader of the struct holding the array puts it in the path (``topics[3].name``)."""
+    e._element = index
+    return e
+
+
+def element_of(e: DecodeError) -> int | None:
+    return e.__dict__.pop("_element", None)
+
+
+def low_level_error(exc: Exception, field: str, pos: int, buf=None, retry=None) -> DecodeError:
+    """Turn what Python raised while reading into a DecodeError for the field at pos.
+
+    ``retry`` maps the fields whose inline read relies on ``unpack_from`` failing on a short
+    buffer (arrays of fixed-width elements) to read_fixed_array's arguments: reading the field
+    again carefully gives the exact error ("array length 3 exceeds the bytes left")."""
+    if retry is not None and isinstance(exc, struct.error):
+        args = retry.get(field)
+        if args is not None:
+            try:
+                read_fixed_array(buf, pos, *args)
+            except DecodeError as e:
+                return e.within(field)
+            except (struct.error, IndexError):
+                pass
     if isinstance(exc, UnicodeDecodeError):
         reason = f"invalid UTF-8 in string ({exc.reason})"
     elif isinstance(exc, IndexError) or "requires a buffer" in str(exc):
