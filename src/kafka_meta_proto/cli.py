@@ -8,6 +8,7 @@ import sys
 
 # subcommand -> module in kafka_meta_proto.commands; each module has add_arguments(parser) and run(args).
 COMMANDS = {
+    "audit": "audit",
     "demo": "demo",
     "random-uuid": "random_uuid",
     "dump-log": "dump_log",

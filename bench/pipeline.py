@@ -1,0 +1,275 @@
+"""Records/s of the Spark pipeline on local[2] against the same decoding in one plain Python process.
+
+    .venv/bin/python bench/pipeline.py [--sizes 100000 1000000 10000000] [--data DIR]
+    .venv/bin/python bench/pipeline.py --compare [--sizes 1000000]
+    .venv/bin/python bench/pipeline.py --audit [--sizes 1000000]
+
+The input for each size is simulator output (``kafka-meta-proto simulate``: 4 clusters sharing
+N log records, seed 1; written once into --data and reused). Both sides do the same work: decode
+every file (segments, snapshots, bootstrap) with the generated classes and write the ``records``
+table as Parquet (zstd):
+
+- single process: ``pipeline.decode.decode_unit`` over every file, ``pyarrow.parquet`` writing;
+- Spark: the job's decode stage (``mapInArrow`` over a DataFrame of units, ``local[2]``) and its
+  Parquet writer; the session and its two Python workers are started before the clock starts
+  (that start-up time is shown apart).
+
+Each measurement runs in a fresh process, so no cache of decoded values carries over. Peak memory
+is the peak resident set of the process (single) or of the whole process tree, JVM and Python
+workers included, sampled every 0.2 s (Spark). ``--compare`` times the four ways of running the
+decoder in Spark (pipeline/strategies.py) with a no-op sink; ``--audit`` times the full
+``kafka-meta-proto audit`` job (typed tables and audits included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_SIZES = (100_000, 1_000_000, 10_000_000)
+CLUSTERS = 4
+SEED = 1
+
+
+def dataset(data: Path, records: int) -> Path:
+    """Simulated logs with ``records`` log records over CLUSTERS clusters (written once)."""
+    directory = data / f"sim-{records}"
+    marker = directory / ".complete"
+    if not marker.exists():
+        from kafka_meta_proto import simulator
+
+        started = time.perf_counter()
+        simulator.simulate(directory, records=records // CLUSTERS, seed=SEED, clusters=CLUSTERS, jobs=min(CLUSTERS, os.cpu_count() or 1))
+        marker.write_text(f"{time.perf_counter() - started:.1f}\n")
+    return directory
+
+
+def _tree_rss(root: int) -> int:
+    """Resident bytes of ``root`` and all its descendants, from /proc (Linux)."""
+    parents, rss = {}, {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+            with open(f"/proc/{entry}/statm") as f:
+                pages = int(f.read().split()[1])
+        except OSError:
+            continue
+        pid = int(entry)
+        parents[pid] = int(stat.rsplit(")", 1)[1].split()[1])
+        rss[pid] = pages * os.sysconf("SC_PAGE_SIZE")
+    tree, frontier = {root}, [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, ppid in parents.items():
+            if ppid == parent and pid not in tree:
+                tree.add(pid)
+                frontier.append(pid)
+    return sum(rss.get(pid, 0) for pid in tree)
+
+
+class PeakMemory:
+    """Peak total RSS of this process and its descendants (JVM, Python workers), sampled in a thread."""
+
+    def __init__(self, interval: float = 0.2):
+        self.interval = interval
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self) -> int:
+        return _tree_rss(os.getpid())
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.peak = max(self.peak, self._sample())
+
+    def __enter__(self):
+        self.peak = self._sample()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self._sample())
+
+
+# --- the measured runs (each in its own process) ----------------------------------------------
+
+
+def run_single(path: str, out: str) -> dict:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from kafka_meta_proto.pipeline.decode import ARROW_SCHEMA, RECORD, decode_unit
+    from kafka_meta_proto.pipeline.inputs import discover
+    from kafka_meta_proto.pipeline.tables import RECORD_TABLE
+
+    started = time.perf_counter()
+    cpu = time.process_time()
+    units = discover([path]).units()
+    schema = pa.schema([ARROW_SCHEMA.field(n) for n in RECORD_TABLE])
+    records = 0
+    os.makedirs(out, exist_ok=True)
+    with pq.ParquetWriter(os.path.join(out, "part-0.parquet"), schema, compression="zstd") as writer:
+        for unit in units:
+            for batch in decode_unit(unit.row()):
+                if batch.column(0)[0].as_py() != RECORD:
+                    continue
+                table = pa.Table.from_batches([batch]).select(RECORD_TABLE)
+                writer.write_table(table)
+                records += batch.num_rows
+    _ = pc  # imported for parity of start-up cost with the Spark worker
+    seconds = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return {"records": records, "seconds": seconds, "cpu": time.process_time() - cpu, "peak_bytes": peak}
+
+
+def _spark_session():
+    from kafka_meta_proto.pipeline.spark import session
+
+    started = time.perf_counter()
+    spark = session(conf={"spark.driver.memory": "4g"})
+    return spark, time.perf_counter() - started
+
+
+def run_spark(path: str, out: str) -> dict:
+    from pyspark.sql import functions as F
+
+    from kafka_meta_proto.pipeline.decode import RECORD
+    from kafka_meta_proto.pipeline.inputs import discover
+    from kafka_meta_proto.pipeline.job import decoded_frame
+    from kafka_meta_proto.pipeline.tables import RECORD_TABLE
+
+    begun = time.perf_counter()
+    spark, _ = _spark_session()
+    units = discover([path]).units()
+    warm = [u for u in units if u.kind == "bootstrap"][:2] or units[:1]
+    decoded, _ = decoded_frame(spark, warm)  # start the Python workers before the clock starts
+    decoded.write.format("noop").mode("overwrite").save()
+    startup = time.perf_counter() - begun
+    with PeakMemory() as mem:
+        started = time.perf_counter()
+        units = discover([path]).units()
+        decoded, partitions = decoded_frame(spark, units)
+        decoded.where(F.col("kind") == RECORD).select(*RECORD_TABLE).write.mode("overwrite").parquet(out)
+        seconds = time.perf_counter() - started
+    records = spark.read.parquet(out).count()
+    spark.stop()
+    return {"records": records, "seconds": seconds, "startup": startup, "peak_bytes": mem.peak,
+            "partitions": partitions, "units": len(units)}  # fmt: skip
+
+
+def run_compare(path: str, out: str) -> dict:
+    from kafka_meta_proto.pipeline import strategies
+    from kafka_meta_proto.pipeline.inputs import discover
+    from kafka_meta_proto.pipeline.job import units_frame
+
+    spark, startup = _spark_session()
+    units = discover([path]).units()
+    frame, _ = units_frame(spark, units)
+    strategies.map_in_arrow(frame).write.format("noop").mode("overwrite").save()  # start the Python workers
+    results = {}
+    for name, make in strategies.STRATEGIES.items():
+        with PeakMemory() as mem:
+            started = time.perf_counter()
+            try:
+                make(frame).write.format("noop").mode("overwrite").save()
+                error = None
+            except Exception as exc:  # a strategy that cannot hold the input is a result too
+                error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
+            seconds = time.perf_counter() - started
+        results[name] = {"seconds": seconds, "peak_bytes": mem.peak, "error": error}
+    spark.stop()
+    return {"startup": startup, "strategies": results}
+
+
+def run_audit_job(path: str, out: str) -> dict:
+    from kafka_meta_proto.pipeline.job import run_audit
+
+    spark, startup = _spark_session()
+    with PeakMemory() as mem:
+        report = run_audit([path], out, spark=spark, progress=False)
+    spark.stop()
+    return {"records": report.records_read, "seconds": report.seconds, "startup": startup, "peak_bytes": mem.peak,
+            "phases": report.phases, "violations": report.violations, "balanced": report.balanced}  # fmt: skip
+
+
+MODES = {"single": run_single, "spark": run_spark, "compare": run_compare, "audit": run_audit_job}
+
+
+def child(mode: str, path: Path, out: Path) -> dict:
+    run = subprocess.run([sys.executable, __file__, "--child", mode, str(path), str(out)], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise RuntimeError(f"{mode} failed:\n{run.stderr[-3000:]}")
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def mb(n: int) -> str:
+    return f"{n / 2**20:,.0f} MiB"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=list(DEFAULT_SIZES))
+    ap.add_argument("--data", type=Path, default=Path("/tmp/kafka-meta-proto-bench"))
+    ap.add_argument("--compare", action="store_true", help="compare mapInArrow, arrow UDTF, mapPartitions, pandas UDF")
+    ap.add_argument("--audit", action="store_true", help="time the whole audit job")
+    ap.add_argument("--child", nargs=3, metavar=("MODE", "PATH", "OUT"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        mode, path, out = args.child
+        print(json.dumps(MODES[mode](path, out)))
+        return
+
+    args.data.mkdir(parents=True, exist_ok=True)
+    for size in args.sizes:
+        path = dataset(args.data, size)
+        files = [p for p in path.rglob("*") if p.suffix in (".log", ".checkpoint")]
+        size_bytes = sum(p.stat().st_size for p in files)
+        print(f"## {size:,} log records: {len(files)} files, {size_bytes / 1e6:.0f} MB ({path})", flush=True)
+        out = args.data / f"out-{size}"
+        if args.compare:
+            r = child("compare", path, out)
+            print(f"  Spark start-up {r['startup']:.1f} s")
+            for name, s in r["strategies"].items():
+                status = s["error"] or f"{size / s['seconds']:,.0f} records/s"
+                print(f"  {name:18} {s['seconds']:8.1f} s  {status:>24}  peak {mb(s['peak_bytes'])}", flush=True)
+            continue
+        if args.audit:
+            r = child("audit", path, out)
+            print(f"  audit job: {r['records']:,} records in {r['seconds']:.1f} s ({r['records'] / r['seconds']:,.0f} records/s), "
+                  f"peak {mb(r['peak_bytes'])}, start-up {r['startup']:.1f} s, balanced {r['balanced']}, "
+                  f"{r['violations']} violations")  # fmt: skip
+            for name, sec in r["phases"]:
+                print(f"    {name}: {sec:.1f} s")
+            continue
+        load_before = f"{os.getloadavg()[0]:.1f}"
+        single = child("single", path, out / "single")
+        spark = child("spark", path, out / "spark")
+        assert single["records"] == spark["records"], (single["records"], spark["records"])
+        n = single["records"]
+        rs, rk = n / single["seconds"], n / spark["seconds"]
+        print(f"  single process: {single['seconds']:8.1f} s  {rs:10,.0f} records/s  {1e6 / rs:6.1f} us/record  "
+              f"peak {mb(single['peak_bytes'])}")  # fmt: skip
+        print(f"  Spark local[2]: {spark['seconds']:8.1f} s  {rk:10,.0f} records/s  {1e6 / rk:6.1f} us/record  "
+              f"peak {mb(spark['peak_bytes'])} (JVM + workers; start-up {spark['startup']:.1f} s, "
+              f"{spark['units']} units in {spark['partitions']} tasks)")  # fmt: skip
+        print(f"  speed-up: {rk / rs:.2f}x   (load average before: {load_before}, after: {os.getloadavg()[0]:.1f})",
+              flush=True)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,415 @@
+"""The audit job: list the input, decode it in the executors, write the tables, run the audits.
+
+``run_audit(paths, out)`` does it all in one SparkSession and returns an ``AuditReport``:
+
+1. the driver lists the files (names and sizes only) and cuts them into units (inputs.py);
+2. a DataFrame of units, one partition per bin of about ``partition_bytes``, goes through
+   ``mapInArrow``: each Python worker memory-maps its file, decodes its batches and records with
+   the generated classes and yields Arrow record batches of up to 64k rows (decode.py); the
+   result is persisted, so the decoding runs once;
+3. ``records``, ``batches`` and ``quarantine`` are written from it, and each typed table with
+   ``from_json(payload, <generated schema>)`` in FAILFAST mode (a payload that did not fit its
+   schema would stop the job rather than come out as nulls);
+4. the audits read the typed tables back and write their violations (audits.py);
+5. the per-file accounting (records read = written + reported) is taken from the written tables.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+
+from .decode import BATCH, ISSUE, RECORD, SPARK_DDL, map_in_arrow
+from .inputs import DEFAULT_CHUNK_BYTES, SEGMENT, SNAPSHOT_SEQ_SHIFT, Inventory, Unit, discover
+from .spark import Progress, session
+from .tables import (
+    BATCH_TABLE,
+    QUARANTINE_TABLE,
+    RECORD_TABLE,
+    TYPED_META,
+    message_ddl,
+    table_name,
+    table_types,
+    typed_ddl,
+)
+
+DEFAULT_PARTITION_BYTES = 32 << 20
+UNIT_DDL = "unit INT, cluster STRING, file STRING, uri STRING, kind STRING, start BIGINT, `end` BIGINT, size BIGINT"
+MIN_LONG = -(1 << 63)
+EXAMPLES = 20
+TYPED_THREADS = 8  # typed tables written concurrently: their jobs are small, most of the time is overhead
+
+
+class NoInputError(ValueError):
+    """No KRaft metadata file under the given paths."""
+
+
+@dataclass
+class FileReport:
+    cluster: str
+    file: str
+    kind: str
+    bytes: int
+    batches: int = 0
+    records_read: int = 0  # announced by the batch headers (and a truncated tail's header)
+    records_written: int = 0  # rows in the records table
+    records_reported: int = 0  # records in quarantine rows
+    bytes_unreadable: int = 0
+    issues: dict = field(default_factory=dict)  # issue -> count
+
+    @property
+    def balanced(self) -> bool:
+        return self.records_read == self.records_written + self.records_reported
+
+    @property
+    def status(self) -> str:
+        if not self.issues:
+            return "ok"
+        return "quarantined: " + ", ".join(f"{n} {k}" if n > 1 else k for k, n in sorted(self.issues.items()))
+
+
+@dataclass
+class AuditReport:
+    out: str
+    master: str
+    clusters: list[str]
+    files: list[FileReport]
+    types: dict  # type name -> {"records": n, "typed": n, "table": name}
+    audits: dict  # audit -> {"checks": [...], "violations": n, "unverifiable": n, "by_check": {...}, "clusters": [...]}
+    examples: list  # violation rows (dicts)
+    phases: list  # (phase, seconds)
+    seconds: float
+    partitions: int = 0
+    units: int = 0
+
+    @property
+    def records_read(self) -> int:
+        return sum(f.records_read for f in self.files)
+
+    @property
+    def records_written(self) -> int:
+        return sum(f.records_written for f in self.files)
+
+    @property
+    def records_reported(self) -> int:
+        return sum(f.records_reported for f in self.files)
+
+    @property
+    def balanced(self) -> bool:
+        return all(f.balanced for f in self.files) and all(t["records"] == t["typed"] for t in self.types.values())
+
+    @property
+    def violations(self) -> int:
+        return sum(a["violations"] for a in self.audits.values())
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        for f, fd in zip(self.files, d["files"]):
+            fd["balanced"] = f.balanced
+            fd["status"] = f.status
+        d.update(records_read=self.records_read, records_written=self.records_written,
+                 records_reported=self.records_reported, balanced=self.balanced, violations=self.violations)  # fmt: skip
+        return d
+
+
+# --- units ------------------------------------------------------------------------------------
+
+
+def pack_units(units: list[Unit], bins: int) -> list[list[Unit]]:
+    """Units into ``bins`` bins of about equal bytes (largest first into the lightest bin)."""
+    bins = max(1, min(bins, len(units)))
+    loads = [[0, i, []] for i in range(bins)]
+    for unit in sorted(units, key=lambda u: (-(u.end - u.start), u.unit)):
+        lightest = min(loads)
+        lightest[0] += max(1, unit.end - unit.start)
+        lightest[2].append(unit)
+    return [sorted(b[2], key=lambda u: u.unit) for b in sorted(loads, key=lambda b: b[1]) if b[2]]
+
+
+def partition_count(spark, units: list[Unit], partition_bytes: int) -> int:
+    total = sum(u.end - u.start for u in units)
+    parallelism = spark.sparkContext.defaultParallelism
+    return max(1, min(len(units), max(2 * parallelism, math.ceil(total / partition_bytes))))
+
+
+def units_frame(spark, units: list[Unit], partition_bytes: int = DEFAULT_PARTITION_BYTES):
+    """A DataFrame of units, one partition per bin."""
+    bins = pack_units(units, partition_count(spark, units, partition_bytes))
+    rows = [[tuple(u.row().values()) for u in b] for b in bins]
+    rdd = spark.sparkContext.parallelize(rows, len(rows)).flatMap(lambda b: b)
+    return spark.createDataFrame(rdd, UNIT_DDL), len(bins)
+
+
+def decoded_frame(spark, units: list[Unit], partition_bytes: int = DEFAULT_PARTITION_BYTES):
+    """Every row of every unit, decoded in the executors by mapInArrow."""
+    frame, partitions = units_frame(spark, units, partition_bytes)
+    return frame.mapInArrow(map_in_arrow, SPARK_DDL), partitions
+
+
+# --- replay plan ---------------------------------------------------------------------------------
+
+
+def plan_rows(inventory: Inventory) -> list[tuple]:
+    """(cluster, file, min_offset, seq_shift, file_base) for each file the metadata audits replay."""
+    rows = []
+    plans = inventory.plans()
+    for f in inventory.files:
+        plan = plans[f.cluster]
+        if f.kind == SEGMENT and plan.log_from is not None and (f.base_offset or 0) >= 0:
+            rows.append((f.cluster, f.file, plan.log_from, 0, f.base_offset))
+        elif plan.snapshot == f.file:
+            rows.append((f.cluster, f.file, MIN_LONG, SNAPSHOT_SEQ_SHIFT, 0))
+    return rows
+
+
+PLAN_DDL = "cluster STRING, file STRING, min_offset BIGINT, seq_shift BIGINT, file_base BIGINT"
+
+
+# --- the job -------------------------------------------------------------------------------------
+
+
+def run_audit(
+    paths: list[str],
+    out: str,
+    *,
+    spark=None,
+    master: str | None = None,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    partition_bytes: int = DEFAULT_PARTITION_BYTES,
+    progress: bool = True,
+    stream=None,
+) -> AuditReport:
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    from . import audits as audit_mod
+
+    started = time.perf_counter()
+    spark = spark or session(master)
+    out = out.rstrip("/")
+    prog = Progress(spark, stream=stream, enabled=progress)
+
+    with prog.phase("listing input"):
+        inventory = discover(paths, spark)
+        units = inventory.units(chunk_bytes)
+    if not units:
+        raise NoInputError(f"no KRaft metadata files (__cluster_metadata-*/*.log, *.checkpoint) under {', '.join(paths)}")
+
+    decoded, partitions = decoded_frame(spark, units, partition_bytes)
+    decoded = decoded.persist(StorageLevel.MEMORY_AND_DISK)
+    kind = F.col("kind")
+    try:
+        with prog.phase(f"decoding {len(inventory.files)} files ({inventory.total_bytes / 1e6:.1f} MB) in {partitions} tasks"):
+            decoded.where(kind == RECORD).select(*RECORD_TABLE).write.mode("overwrite").parquet(f"{out}/records")
+        with prog.phase("writing batches and quarantine"):
+            decoded.where(kind == BATCH).select(*BATCH_TABLE).write.mode("overwrite").parquet(f"{out}/batches")
+            decoded.where(kind == ISSUE).select(*QUARANTINE_TABLE).write.mode("overwrite").parquet(f"{out}/quarantine")
+            summary = (
+                decoded.groupBy("cluster", "file", "kind", "type_name", "issue")
+                .agg(F.count(F.lit(1)).alias("rows"), F.sum("records_count").alias("announced"),
+                     F.sum("records_lost").alias("lost"), F.sum("bytes_lost").alias("bytes_lost"))
+                .collect()
+            )  # fmt: skip
+
+        present = sorted({r["type_name"] for r in summary if r["kind"] == RECORD and r["type_name"]})
+        with prog.phase(f"writing {len(present)} typed tables"):
+            meta = [F.col(n) for n, _ in TYPED_META[:-1]] + [F.col("version").cast("smallint").alias("record_version")]
+
+            def write_typed(type_name: str) -> None:
+                parsed = F.from_json("payload", message_ddl(type_name), {"mode": "FAILFAST"})
+                frame = decoded.where((kind == RECORD) & (F.col("type_name") == type_name)).select(*meta, parsed.alias("_m"))
+                frame.select(*[n for n, _ in TYPED_META], "_m.*").write.mode("overwrite").parquet(
+                    f"{out}/typed/{table_name(type_name)}"
+                )
+
+            with ThreadPoolExecutor(max_workers=TYPED_THREADS) as pool:
+                list(pool.map(write_typed, present))
+    finally:
+        decoded.unpersist()
+
+    with prog.phase("counting what was written"):
+        written, typed_counts = count_written(spark, out, present)
+
+    files = file_reports(inventory, summary, written)
+    types = {}
+    for r in summary:
+        if r["kind"] == RECORD and r["type_name"]:
+            entry = types.setdefault(r["type_name"], {"records": 0, "typed": typed_counts.get(r["type_name"], 0),
+                                                      "table": table_name(r["type_name"])})  # fmt: skip
+            entry["records"] += r["rows"]
+
+    with prog.phase("auditing"):
+        audit_results, examples = run_audits(spark, out, inventory, set(present), audit_mod)
+
+    elapsed = time.perf_counter() - started
+    report = AuditReport(
+        out=out,
+        master=spark.sparkContext.master,
+        clusters=sorted(inventory.clusters),
+        files=files,
+        types=dict(sorted(types.items())),
+        audits=audit_results,
+        examples=examples,
+        phases=prog.phases,
+        seconds=elapsed,
+        partitions=partitions,
+        units=len(units),
+    )
+    write_report_files(spark, report)
+    return report
+
+
+def count_written(spark, out: str, present: list[str]) -> tuple[dict, dict]:
+    """Rows per (cluster, file) in the records table and rows per typed table, read back from
+    the written Parquet (with pyarrow for a local output, else with Spark)."""
+    from .inputs import is_local, local_path
+
+    if is_local(out):
+        import pyarrow.dataset as ds
+
+        base = local_path(out)
+        table = ds.dataset(f"{base}/records", format="parquet").to_table(columns=["cluster", "file"])
+        grouped = table.group_by(["cluster", "file"]).aggregate([([], "count_all")])
+        columns = [grouped.column(n).to_pylist() for n in ("cluster", "file", "count_all")]
+        written = {(c, f): n for c, f, n in zip(*columns)}
+        typed = {t: ds.dataset(f"{base}/typed/{table_name(t)}", format="parquet").count_rows() for t in present}
+        return written, typed
+    written = {(r["cluster"], r["file"]): r["count"]
+               for r in spark.read.parquet(f"{out}/records").groupBy("cluster", "file").count().collect()}  # fmt: skip
+    typed = {t: spark.read.parquet(f"{out}/typed/{table_name(t)}").count() for t in present}
+    return written, typed
+
+
+def file_reports(inventory: Inventory, summary, written: dict) -> list[FileReport]:
+    reports = {(f.cluster, f.file): FileReport(f.cluster, f.file, f.kind, f.size) for f in inventory.files}
+    for r in summary:
+        fr = reports[(r["cluster"], r["file"])]
+        if r["kind"] == BATCH:
+            fr.batches += r["rows"]
+            fr.records_read += r["announced"] or 0
+        elif r["kind"] == ISSUE:
+            fr.issues[r["issue"]] = fr.issues.get(r["issue"], 0) + r["rows"]
+            fr.records_reported += r["lost"] or 0
+            if r["issue"] == "truncated tail":
+                fr.records_read += r["lost"] or 0
+            if r["issue"] == "unreadable bytes":
+                fr.bytes_unreadable += r["bytes_lost"] or 0
+    for key, count in written.items():
+        reports[key].records_written = count
+    return list(reports.values())
+
+
+def run_audits(spark, out: str, inventory: Inventory, present: set, audit_mod):
+    """Run every audit, write ``violations/<audit>``, return per-audit counts and examples."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    plan = spark.createDataFrame(plan_rows(inventory), PLAN_DDL)
+    types = table_types()
+
+    def read(table: str):
+        return spark.read.parquet(f"{out}/typed/{table}") if types[table] in present else None
+
+    batches = spark.read.parquet(f"{out}/batches")
+    issues = spark.read.parquet(f"{out}/quarantine")
+    damaged = {
+        r["cluster"]: r["damaged_seq"]
+        for r in issues.join(F.broadcast(plan), ["cluster", "file"]).groupBy("cluster")
+        .agg(F.min(F.coalesce("batch_offset", "offset", "file_base") + F.col("seq_shift")).alias("damaged_seq"))
+        .collect()
+    }  # fmt: skip
+    clusters = spark.createDataFrame(
+        [(c, p.complete, damaged.get(c)) for c, p in inventory.plans().items()],
+        "cluster STRING, complete BOOLEAN, damaged_seq BIGINT",
+    )
+    events = audit_mod.event_frame(read, plan).persist(StorageLevel.MEMORY_AND_DISK)
+    inp = audit_mod.AuditInput(events=events, batches=batches, issues=issues, clusters=clusters)
+
+    def one(name: str) -> None:
+        frame = audit_mod.with_status(audit_mod.AUDIT_FUNCTIONS[name](inp), clusters)
+        frame.write.mode("overwrite").parquet(f"{out}/violations/{name}")
+
+    try:
+        events.count()
+        for name in audit_mod.AUDITS:
+            one(name)
+    finally:
+        events.unpersist()
+    outcomes = read_violations(spark, out, list(audit_mod.AUDITS))
+
+    results, examples = {}, []
+    for name, counts, rows in outcomes:
+        by_check = {check: {"violation": 0, "unverifiable": 0} for check, _, _ in audit_mod.AUDITS[name]}
+        where = set()
+        for r in counts:
+            by_check.setdefault(r["check"], {"violation": 0, "unverifiable": 0})[r["status"]] += r["count"]
+            if r["status"] == "violation":
+                where.add(r["cluster"])
+        results[name] = {
+            "checks": [c for c, _, _ in audit_mod.AUDITS[name]],
+            "violations": sum(v["violation"] for v in by_check.values()),
+            "unverifiable": sum(v["unverifiable"] for v in by_check.values()),
+            "by_check": by_check,
+            "clusters": sorted(where),
+        }
+        examples.extend(rows)
+    examples.sort(key=lambda r: (r["audit"], r["cluster"], r["offset"] if r["offset"] is not None else -1))
+    return results, examples
+
+
+def read_violations(spark, out: str, names: list[str]) -> list[tuple[str, list[dict], list[dict]]]:
+    """Per audit: counts by (check, status, cluster), and the first violations by cluster and offset."""
+    from .inputs import is_local, local_path
+
+    outcomes = []
+    for name in names:
+        path = f"{out}/violations/{name}"
+        if is_local(out):
+            import pyarrow.compute as pc
+            import pyarrow.dataset as ds
+
+            table = ds.dataset(local_path(path), format="parquet").to_table()
+            grouped = table.group_by(["check", "status", "cluster"]).aggregate([([], "count_all")])
+            counts = [{"check": c, "status": s, "cluster": k, "count": n} for c, s, k, n in zip(
+                *(grouped.column(x).to_pylist() for x in ("check", "status", "cluster", "count_all")))]  # fmt: skip
+            found = table.filter(pc.equal(table.column("status"), "violation"))
+            found = found.sort_by([("cluster", "ascending"), ("offset", "ascending"), ("check", "ascending")])
+            rows = found.slice(0, EXAMPLES).to_pylist()
+        else:
+            from pyspark.sql import functions as F
+
+            back = spark.read.parquet(path)
+            counts = [r.asDict() for r in back.groupBy("check", "status", "cluster").count().collect()]
+            rows = [r.asDict() for r in back.where(F.col("status") == "violation")
+                    .orderBy("cluster", "offset", "check").limit(EXAMPLES).collect()]  # fmt: skip
+        outcomes.append((name, counts, rows))
+    return outcomes
+
+
+def write_report_files(spark, report: AuditReport) -> None:
+    from .report import render
+
+    rows = [(f.cluster, f.file, f.kind, f.bytes, f.batches, f.records_read, f.records_written, f.records_reported,
+             f.bytes_unreadable, f.balanced, f.status) for f in report.files]  # fmt: skip
+    ddl = ("cluster STRING, file STRING, kind STRING, bytes BIGINT, batches BIGINT, records_read BIGINT, "
+           "records_written BIGINT, records_reported BIGINT, bytes_unreadable BIGINT, balanced BOOLEAN, status STRING")  # fmt: skip
+    spark.createDataFrame(rows, ddl).coalesce(1).write.mode("overwrite").parquet(f"{report.out}/files")
+    text = render(report, all_files=True)
+    payload = json.dumps(report.to_json(), indent=2, default=str)
+    from .inputs import is_local, local_path
+
+    if is_local(report.out):
+        import os
+
+        os.makedirs(local_path(report.out), exist_ok=True)
+        with open(os.path.join(local_path(report.out), "report.txt"), "w", encoding="utf-8") as f:
+            f.write(text)
+        with open(os.path.join(local_path(report.out), "report.json"), "w", encoding="utf-8") as f:
+            f.write(payload + "\n")
+    else:
+        spark.createDataFrame([(text, payload)], "report STRING, json STRING").coalesce(1).write.mode("overwrite").json(
+            f"{report.out}/report"
+        )

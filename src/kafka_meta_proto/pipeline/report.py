@@ -1,0 +1,85 @@
+"""The printed report: the files with their record accounting, the typed tables, the audits."""
+
+from __future__ import annotations
+
+MAX_FILES = 40
+
+
+def table(headers: list[str], rows: list[list], align: str | None = None) -> list[str]:
+    """A plain text table; ``align`` has one ``l`` or ``r`` per column."""
+    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    align = align or "l" * len(headers)
+
+    def line(row):
+        return "  ".join(c.rjust(w) if a == "r" else c.ljust(w) for c, w, a in zip(row, widths, align)).rstrip()
+
+    return [line(cells[0]), "  ".join("-" * w for w in widths)] + [line(r) for r in cells[1:]]
+
+
+def _n(x: int) -> str:
+    return f"{x:,}"
+
+
+def render(report, all_files: bool = False, max_files: int = MAX_FILES) -> str:
+    out = []
+    files = report.files
+    total_bytes = sum(f.bytes for f in files)
+    rate = report.records_read / report.seconds if report.seconds else 0
+    out.append(
+        f"kafka-meta-proto audit: {len(report.clusters)} cluster(s), {len(files)} files ({total_bytes / 1e6:.1f} MB), "
+        f"{_n(report.records_read)} records in {report.seconds:.1f} s ({_n(int(rate))} records/s) "
+        f"on {report.master}, {report.units} units in {report.partitions} tasks"
+    )
+    out.append(f"output: {report.out}")
+    out.append("")
+
+    shown = files
+    hidden = []
+    if not all_files and len(files) > max_files:
+        shown = [f for f in files if f.issues or not f.balanced]
+        rest = [f for f in files if f not in shown]
+        shown += rest[: max(0, max_files - len(shown))]
+        hidden = [f for f in files if f not in shown]
+        shown.sort(key=lambda f: (f.cluster, f.file))
+    rows = [[f.cluster, f.file, f.kind, _n(f.batches), _n(f.records_read), _n(f.records_written),
+             _n(f.records_reported), "yes" if f.balanced else "NO", f.status + (f", {f.bytes_unreadable} bytes unreadable" if f.bytes_unreadable else "")]
+            for f in shown]  # fmt: skip
+    if hidden:
+        rows.append([f"... {len(hidden)} more files", "", "", _n(sum(f.batches for f in hidden)),
+                     _n(sum(f.records_read for f in hidden)), _n(sum(f.records_written for f in hidden)),
+                     _n(sum(f.records_reported for f in hidden)), "yes" if all(f.balanced for f in hidden) else "NO",
+                     "ok" if not any(f.issues for f in hidden) else "see files table"])  # fmt: skip
+    rows.append(["TOTAL", "", "", _n(sum(f.batches for f in files)), _n(report.records_read), _n(report.records_written),
+                 _n(report.records_reported), "yes" if all(f.balanced for f in files) else "NO",
+                 f"{sum(1 for f in files if f.issues)} quarantined"])  # fmt: skip
+    out.append("Files (read = written + reported)")
+    out += table(["cluster", "file", "kind", "batches", "read", "written", "reported", "balanced", "status"], rows,
+                 "lllrrrrll")  # fmt: skip
+    out.append("")
+
+    rows = [[t, v["table"], _n(v["records"]), _n(v["typed"]), "yes" if v["records"] == v["typed"] else "NO"]
+            for t, v in report.types.items()]  # fmt: skip
+    out.append("Record types (records table = typed table)")
+    out += table(["type", "typed table", "records", "typed rows", "equal"], rows, "llrrl")
+    out.append("")
+
+    rows = []
+    for name, a in report.audits.items():
+        rows.append([name, _n(a["violations"]), _n(a["unverifiable"]), ", ".join(a["clusters"]) or "-",
+                     "; ".join(f"{c} {v['violation']}" + (f"(+{v['unverifiable']}?)" if v["unverifiable"] else "")
+                               for c, v in a["by_check"].items() if v["violation"] or v["unverifiable"]) or "clean"])  # fmt: skip
+    out.append("Audits")
+    out += table(["audit", "violations", "unverifiable", "clusters", "findings"], rows, "lrrll")
+    out.append("")
+
+    if report.examples:
+        out.append(f"Violations (first {len(report.examples)} of each audit; all in {report.out}/violations)")
+        rows = [[e["audit"], e["check"], e["cluster"], e["offset"], e["detail"]] for e in report.examples]
+        out += table(["audit", "check", "cluster", "offset", "detail"], rows, "lllrl")
+        out.append("")
+    verdict = "every record accounted for" if report.balanced else "RECORD COUNTS DO NOT BALANCE"
+    out.append(f"{verdict}; {_n(report.violations)} violation(s)")
+    phases = ", ".join(f"{name.split(' (')[0].split(' in ')[0]} {sec:.1f} s" for name, sec in report.phases)
+    out.append(f"phases: {phases}")
+    return "\n".join(out) + "\n"

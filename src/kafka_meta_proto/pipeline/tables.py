@@ -1,0 +1,72 @@
+"""The output tables: their columns, and each typed table's Spark schema.
+
+Under the output directory (Parquet, one directory per table):
+
+- ``records``: every record: cluster, file, file_kind, position, batch_offset, offset, timestamp,
+  record_type (metadata records) or control_type (control records), type_name, version and
+  payload, Kafka's JSON form of the record;
+- ``typed/<type>``: one table per record type present (``topic_record``, ``partition_record``,
+  ..., ``leader_change``, ``snapshot_header``): the record's position columns and
+  ``record_version``, then one column per field of the message (every field of every version,
+  named as in Kafka's JSON form), typed by the schema ``python -m codegen`` generates
+  (``kafka_meta_proto.messages._spark_schemas``);
+- ``batches``: every batch header, ``crc_ok`` false for a batch quarantined for its CRC;
+- ``quarantine``: what could not be read (see decode.py), with the records it held;
+- ``files``: per file, records read, written and reported;
+- ``violations/<audit>``: the findings of each audit.
+"""
+
+from __future__ import annotations
+
+from .. import kraft
+from ..messages import REGISTRY
+from ..messages._spark_schemas import SCHEMAS
+
+RECORD_TABLE = ["cluster", "file", "file_kind", "position", "batch_offset", "offset", "timestamp", "record_type",
+                "control_type", "type_name", "version", "payload"]  # fmt: skip
+BATCH_TABLE = ["cluster", "file", "file_kind", "position", "batch_offset", "last_offset_delta", "records_count",
+               "leader_epoch", "timestamp", "batch_length", "attributes", "crc_ok", "offsets_ok", "control_types"]  # fmt: skip
+QUARANTINE_TABLE = ["cluster", "file", "file_kind", "position", "issue", "detail", "batch_offset", "offset",
+                    "records_lost", "bytes_lost", "leader_epoch", "timestamp", "payload"]  # fmt: skip
+# position columns of each typed table; the message's own fields follow
+TYPED_META = [("cluster", "STRING"), ("file", "STRING"), ("file_kind", "STRING"), ("batch_offset", "BIGINT"),
+              ("offset", "BIGINT"), ("timestamp", "BIGINT"), ("record_version", "SMALLINT")]  # fmt: skip
+TYPED_META_DDL = ", ".join(f"`{n}` {t}" for n, t in TYPED_META)
+# ABORT / COMMIT markers have no message schema; their value is (version int16, coordinatorEpoch int32)
+MARKER_DDL = "`version` SMALLINT, `coordinatorEpoch` INT"
+
+
+def type_names() -> dict[str, str | None]:
+    """Every record type name the decoder gives -> its message name (None: transaction markers)."""
+    names: dict[str, str | None] = {}
+    for record_type in REGISTRY.record_types():
+        cls = REGISTRY.record_class(record_type)
+        names[kraft.record_type_name(cls.NAME)] = cls.NAME
+    for code, name in kraft.CONTROL_TYPE_NAMES.items():
+        names[name] = kraft.CONTROL_RECORDS.get(code)
+    return names
+
+
+def table_name(type_name: str) -> str:
+    """TOPIC_RECORD -> topic_record, LEADER_CHANGE -> leader_change."""
+    return type_name.lower()
+
+
+def message_ddl(type_name: str) -> str:
+    """The Spark DDL of a record type's message fields (generated from its schema)."""
+    message = type_names().get(type_name)
+    if message is None:
+        if type_name in ("ABORT", "COMMIT"):
+            return MARKER_DDL
+        raise KeyError(f"no record type named {type_name}")
+    return SCHEMAS[message]
+
+
+def typed_ddl(type_name: str) -> str:
+    """The whole typed table: position columns, then the message's fields."""
+    return f"{TYPED_META_DDL}, {message_ddl(type_name)}"
+
+
+def table_types() -> dict[str, str]:
+    """Typed table name -> record type name, for every type there can be."""
+    return {table_name(t): t for t in type_names()}
