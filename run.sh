@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 bash tools/setup.sh
-exec .venv/bin/kafka-meta-proto demo "$@"
+exec .venv/bin/kafka-meta-proto audit "$@"
