@@ -33,14 +33,7 @@ FIXED_WIDTH = {
     "float64": ("d", 8),
     "uuid": ("16s", 16),
 }
-INT_RANGES = {
-    "int8": (-(2**7), 2**7 - 1),
-    "int16": (-(2**15), 2**15 - 1),
-    "uint16": (0, 2**16 - 1),
-    "int32": (-(2**31), 2**31 - 1),
-    "uint32": (0, 2**32 - 1),
-    "int64": (-(2**63), 2**63 - 1),
-}
+from kafka_meta_proto.schema_info import INT_RANGES  # noqa: F401 - re-exported for the rules
 PRIMITIVES = frozenset(FIXED_WIDTH) | {"string", "bytes", "records"}
 NULLABLE_PRIMITIVES = frozenset({"string", "bytes", "records"})
 ENTITY_TYPES = {

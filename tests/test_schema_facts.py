@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from codegen.jsonc import strip_comments
+
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA_DIR = REPO / "schemas" / "kafka"
 REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "kafka-reference"
@@ -41,41 +43,6 @@ MAX_SHORT_MATCHES = 5
 
 
 # --------------------------------------------------------------------------- loader
-
-
-def strip_comments(text: str) -> str:
-    """Remove // line comments and /* block */ comments that are outside JSON strings."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    in_string = False
-    while i < n:
-        c = text[i]
-        if in_string:
-            out.append(c)
-            if c == "\\" and i + 1 < n:
-                out.append(text[i + 1])
-                i += 2
-                continue
-            if c == '"':
-                in_string = False
-            i += 1
-        elif c == '"':
-            in_string = True
-            out.append(c)
-            i += 1
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end  # keep the newline
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            if end < 0:
-                raise ValueError("unterminated /* comment")
-            out.append(" ")
-            i = end + 2
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
 
 
 def load_jsonc(path: Path):

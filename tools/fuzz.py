@@ -73,14 +73,7 @@ TRAILING = "trailing bytes after the message"
 
 # -- Seeds: a seeded random value generator over _FIELDS ---------------------------------------
 
-INT_BOUNDS = {
-    "int8": (-(2**7), 2**7 - 1),
-    "int16": (-(2**15), 2**15 - 1),
-    "uint16": (0, 2**16 - 1),
-    "int32": (-(2**31), 2**31 - 1),
-    "uint32": (0, 2**32 - 1),
-    "int64": (-(2**63), 2**63 - 1),
-}
+from kafka_meta_proto.schema_info import INT_RANGES as INT_BOUNDS  # noqa: E402
 TEXT_POOL = "abcxyzAZ09-_. /\u00e9\u00df\u4e2d\u6587\U0001f600"
 
 

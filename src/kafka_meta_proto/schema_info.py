@@ -7,6 +7,16 @@ from typing import NamedTuple
 
 OPEN = 0x7FFF  # the upper bound of an open-ended range such as "3+"
 
+# The value range of each integer type of the schema format.
+INT_RANGES = {
+    "int8": (-(2**7), 2**7 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "uint16": (0, 2**16 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "uint32": (0, 2**32 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+}
+
 
 class FieldInfo(NamedTuple):
     name: str  # Python attribute

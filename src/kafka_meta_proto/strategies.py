@@ -22,14 +22,7 @@ from hypothesis import strategies as st
 from .schema_info import FieldInfo
 from .uuid import Uuid
 
-INT_BOUNDS = {
-    "int8": (-(2**7), 2**7 - 1),
-    "int16": (-(2**15), 2**15 - 1),
-    "uint16": (0, 2**16 - 1),
-    "int32": (-(2**31), 2**31 - 1),
-    "uint32": (0, 2**32 - 1),
-    "int64": (-(2**63), 2**63 - 1),
-}
+from .schema_info import INT_RANGES as INT_BOUNDS
 MAX_ARRAY = 4  # keeps examples small; hypothesis still explores empty, one and several
 
 
