@@ -732,7 +732,7 @@ def machine() -> str:
         f"- CPU: {cpu}, {os.cpu_count()} logical cores ({usable} usable by this process)\n"
         f"- Python {platform.python_version()} ({platform.python_implementation()}), {platform.system()} {platform.release()}\n"
         f"- {OURS} {version(OURS)}, kio {version(KIO)} (its readers are the compiled `kio._kio_native`), "
-        f"kafka-python {version(KP)}, pyperf not used: timeit\n"
+        f"kafka-python {version(KP)}; timing with timeit\n"
         f"- load average at the start: {load}\n"
         f"- date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}"
     )
