@@ -78,6 +78,38 @@ def _tree_rss(root: int) -> int:
     return sum(rss.get(pid, 0) for pid in tree)
 
 
+def tree_cpu(root: int) -> dict:
+    """CPU seconds (user + system) used so far by ``root`` and its descendants, by program name
+    (``python``, ``java``), from /proc (Linux)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parents, cpu, names = {}, {}, {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        pid = int(entry)
+        parents[pid] = int(fields[1])
+        cpu[pid] = (int(fields[11]) + int(fields[12])) / tick
+        names[pid] = stat[stat.index("(") + 1 : stat.rindex(")")]
+    tree, frontier = {root}, [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, ppid in parents.items():
+            if ppid == parent and pid not in tree:
+                tree.add(pid)
+                frontier.append(pid)
+    out: dict = {}
+    for pid in tree:
+        name = "java" if "java" in names[pid] else "python"
+        out[name] = out.get(name, 0.0) + cpu[pid]
+    return out
+
+
 class PeakMemory:
     """Peak total RSS of this process and its descendants (JVM, Python workers), sampled in a thread."""
 
@@ -141,7 +173,8 @@ def _spark_session():
     from kafka_meta_proto.pipeline.spark import session
 
     started = time.perf_counter()
-    spark = session(conf={"spark.driver.memory": "4g"})
+    conf = {"spark.driver.memory": "4g", **json.loads(os.environ.get("BENCH_SPARK_CONF", "{}"))}
+    spark = session(conf=conf)
     return spark, time.perf_counter() - started
 
 
@@ -160,16 +193,22 @@ def run_spark(path: str, out: str) -> dict:
     decoded, _ = decoded_frame(spark, warm)  # start the Python workers before the clock starts
     decoded.write.format("noop").mode("overwrite").save()
     startup = time.perf_counter() - begun
-    with PeakMemory() as mem:
-        started = time.perf_counter()
-        units = discover([path]).units()
-        decoded, partitions = decoded_frame(spark, units)
-        decoded.where(F.col("kind") == RECORD).select(*RECORD_TABLE).write.mode("overwrite").parquet(out)
-        seconds = time.perf_counter() - started
+    runs = []
+    for run in range(1 + int(os.environ.get("BENCH_WARM_RUNS", "0"))):
+        with PeakMemory() as mem:
+            cpu_before = tree_cpu(os.getpid())
+            started = time.perf_counter()
+            units = discover([path]).units()
+            decoded, partitions = decoded_frame(spark, units)
+            decoded.where(F.col("kind") == RECORD).select(*RECORD_TABLE).write.mode("overwrite").parquet(out)
+            seconds = time.perf_counter() - started
+            cpu_after = tree_cpu(os.getpid())
+        cpu = {k: cpu_after.get(k, 0.0) - cpu_before.get(k, 0.0) for k in cpu_after}
+        runs.append({"seconds": seconds, "peak_bytes": mem.peak, "cpu": cpu})
     records = spark.read.parquet(out).count()
     spark.stop()
-    return {"records": records, "seconds": seconds, "startup": startup, "peak_bytes": mem.peak,
-            "partitions": partitions, "units": len(units)}  # fmt: skip
+    return {"records": records, "startup": startup, "partitions": partitions, "units": len(units), **runs[0],
+            "warm": runs[1:]}  # fmt: skip
 
 
 def run_compare(path: str, out: str) -> dict:
@@ -178,7 +217,7 @@ def run_compare(path: str, out: str) -> dict:
     from kafka_meta_proto.pipeline.job import units_frame
 
     spark, startup = _spark_session()
-    units = discover([path]).units()
+    units = discover([path]).units(chunk_bytes=0)  # whole files, whatever their size
     frame, _ = units_frame(spark, units)
     strategies.map_in_arrow(frame).write.format("noop").mode("overwrite").save()  # start the Python workers
     results = {}
@@ -227,6 +266,9 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=Path("/tmp/kafka-meta-proto-bench"))
     ap.add_argument("--compare", action="store_true", help="compare mapInArrow, arrow UDTF, mapPartitions, pandas UDF")
     ap.add_argument("--audit", action="store_true", help="time the whole audit job")
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="extra Spark setting (repeatable)")
+    ap.add_argument("--warm", type=int, default=0, metavar="K",
+                    help="run the Spark job K more times in the same JVM (JIT-compiled, caches warm) and show those too")  # fmt: skip
     ap.add_argument("--child", nargs=3, metavar=("MODE", "PATH", "OUT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -234,6 +276,9 @@ def main() -> None:
         print(json.dumps(MODES[mode](path, out)))
         return
 
+    if args.conf:  # for the child processes
+        os.environ["BENCH_SPARK_CONF"] = json.dumps(dict(c.split("=", 1) for c in args.conf))
+    os.environ["BENCH_WARM_RUNS"] = str(args.warm)
     args.data.mkdir(parents=True, exist_ok=True)
     for size in args.sizes:
         path = dataset(args.data, size)
@@ -263,12 +308,22 @@ def main() -> None:
         n = single["records"]
         rs, rk = n / single["seconds"], n / spark["seconds"]
         print(f"  single process: {single['seconds']:8.1f} s  {rs:10,.0f} records/s  {1e6 / rs:6.1f} us/record  "
-              f"peak {mb(single['peak_bytes'])}")  # fmt: skip
+              f"peak {mb(single['peak_bytes'])}; CPU {single['cpu']:.1f} s")  # fmt: skip
+        cpu = spark["cpu"]
         print(f"  Spark local[2]: {spark['seconds']:8.1f} s  {rk:10,.0f} records/s  {1e6 / rk:6.1f} us/record  "
               f"peak {mb(spark['peak_bytes'])} (JVM + workers; start-up {spark['startup']:.1f} s, "
-              f"{spark['units']} units in {spark['partitions']} tasks)")  # fmt: skip
-        print(f"  speed-up: {rk / rs:.2f}x   (load average before: {load_before}, after: {os.getloadavg()[0]:.1f})",
-              flush=True)  # fmt: skip
+              f"{spark['units']} units in {spark['partitions']} tasks); CPU {sum(cpu.values()):.1f} s "
+              f"(Python {cpu.get('python', 0):.1f}, JVM {cpu.get('java', 0):.1f})")  # fmt: skip
+        bound = single["cpu"] / (sum(cpu.values()) / 2)
+        print(f"  speed-up: {rk / rs:.2f}x measured; {bound:.2f}x from CPU time (both cores to itself) "
+              f"(load average before: {load_before}, after: {os.getloadavg()[0]:.1f})", flush=True)  # fmt: skip
+        for warm in spark["warm"]:
+            rw = n / warm["seconds"]
+            cpu = warm["cpu"]
+            print(f"  Spark, again in the same JVM: {warm['seconds']:.1f} s  {rw:10,.0f} records/s  {1e6 / rw:6.1f} us/record; "
+                  f"CPU {sum(cpu.values()):.1f} s (Python {cpu.get('python', 0):.1f}, JVM {cpu.get('java', 0):.1f}); "
+                  f"speed-up {rw / rs:.2f}x measured, {single['cpu'] / (sum(cpu.values()) / 2):.2f}x from CPU time",
+                  flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

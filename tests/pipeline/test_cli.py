@@ -32,3 +32,24 @@ def test_audit_command_reports_missing_input(spark, tmp_path, capsys):
     empty.mkdir()
     assert cli.main(["audit", str(empty), "--out", str(tmp_path / "out"), "--no-progress"]) == 2
     assert "no KRaft metadata files" in capsys.readouterr().err
+
+
+def test_inputs_and_output_through_hadoop_filesystem_uris(spark, tmp_path, monkeypatch):
+    """A PATH and --out that are URIs, not local paths: the input is listed through Spark's
+    Hadoop FileSystem, the counts and the report read back through Spark (file:// stands in
+    for hdfs:// or s3a:// here)."""
+    from kafka_meta_proto.pipeline import inputs
+    from kafka_meta_proto.pipeline.job import run_audit
+    from kafka_meta_proto.pipeline.local import count_paths
+
+    from .logs import Cluster
+
+    logs = tmp_path / "logs"
+    Cluster("remote").healthy().write(logs)
+    plain = count_paths([str(logs)])
+    monkeypatch.setattr(inputs, "is_local", lambda uri: False)
+    report = run_audit([f"file://{logs}"], f"file://{tmp_path}/out", spark=spark, progress=False)
+    assert report.clusters == ["remote"]
+    assert {f.file: f.records_written for f in report.files} == {f: n for (_, f), n in plain.records.items()}
+    assert report.balanced and report.violations == 0
+    assert (tmp_path / "out" / "report").is_dir() and not (tmp_path / "out" / "report.txt").exists()

@@ -5,10 +5,10 @@ holding __cluster_metadata-*/ segments and *.checkpoint snapshots, of one cluste
 (a cluster is the directory above __cluster_metadata-0). With no PATH, the built-in sample (a
 simulated fleet, one planted fault per cluster) is written first and audited.
 
-Writes under --out: records, typed/<record type>, batches, quarantine, files and
-violations/<audit> (Parquet), report.txt and report.json; prints the report. Runs on local[2]
-unless --master (or spark-submit) says otherwise. Needs the spark extra (pyspark, pyarrow,
-pandas) and Java. See docs/pipeline.md.
+Writes under --out: records, typed/<record type>, batches, quarantine, files and violations
+(one partition per audit) as Parquet, report.txt and report.json; prints the report. Runs on
+local[2] unless --master (or spark-submit) says otherwise. Needs the spark extra (pyspark,
+pyarrow, pandas) and Java. See docs/pipeline.md.
 """
 
 from __future__ import annotations

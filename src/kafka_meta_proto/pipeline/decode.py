@@ -141,6 +141,15 @@ def decode_control(key, value) -> tuple[int, int, str, str]:
 # --- reading the bytes -----------------------------------------------------------------------
 
 
+# Hadoop's names for object stores -> the schemes pyarrow.fs knows
+ARROW_SCHEMES = {"s3a": "s3", "s3n": "s3", "gcs": "gs"}
+
+
+def arrow_uri(uri: str) -> str:
+    scheme, sep, rest = uri.partition("://")
+    return f"{ARROW_SCHEMES.get(scheme, scheme)}{sep}{rest}" if sep else uri
+
+
 class Source:
     """The bytes of one file: a memory map of a local file, or windows read through pyarrow.fs."""
 
@@ -156,7 +165,7 @@ class Source:
         else:
             from pyarrow import fs as pafs
 
-            filesystem, path = pafs.FileSystem.from_uri(uri)
+            filesystem, path = pafs.FileSystem.from_uri(arrow_uri(uri))
             self._remote = filesystem.open_input_file(path)
             self.size = self._remote.size()
 

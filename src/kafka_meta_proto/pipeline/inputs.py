@@ -185,15 +185,17 @@ def list_local(root: str) -> list[tuple[str, int]]:
     return found
 
 
-def list_hadoop(spark, root: str) -> list[tuple[str, int]]:
-    """(URI, size) of every file under ``root`` through the session's Hadoop FileSystem."""
+def list_hadoop(spark, root: str) -> tuple[str, list[tuple[str, int]]]:
+    """``root`` fully qualified, and (URI, size) of every file under it, through the session's
+    Hadoop FileSystem."""
     jvm = spark.sparkContext._jvm
     conf = spark.sparkContext._jsc.hadoopConfiguration()
     path = jvm.org.apache.hadoop.fs.Path(root)
     fs = path.getFileSystem(conf)
+    qualified = fs.makeQualified(path).toString().rstrip("/")
     status = fs.getFileStatus(path)
     if status.isFile():
-        return [(status.getPath().toString(), status.getLen())]
+        return qualified, [(status.getPath().toString(), status.getLen())]
     found = []
     files = fs.listFiles(path, True)
     while files.hasNext():
@@ -201,7 +203,7 @@ def list_hadoop(spark, root: str) -> list[tuple[str, int]]:
         uri = st.getPath().toString()
         if uri.endswith((".log", ".checkpoint")):
             found.append((uri, st.getLen()))
-    return sorted(found)
+    return qualified, sorted(found)
 
 
 def _posix(path: str) -> str:
@@ -217,17 +219,13 @@ def discover(paths: list[str], spark=None) -> Inventory:
     inventory = Inventory(roots=list(paths))
     names: dict[str, str] = {}  # cluster directory -> name
     for root in paths:
-        if is_local(root):
-            entries = list_local(root)
+        if is_local(root):  # workers open local paths directly
             root_dir = _posix(os.path.abspath(local_path(root)))
-            to_uri = lambda p: p  # noqa: E731 - workers open local paths directly
-            entries = [(_posix(p), size) for p, size in entries]
+            entries = [(_posix(p), size) for p, size in list_local(root)]
         else:
             if spark is None:
                 raise ValueError(f"{root}: listing a non-local URI needs a Spark session")
-            entries = list_hadoop(spark, root)
-            root_dir = root.rstrip("/")
-            to_uri = lambda p: p  # noqa: E731
+            root_dir, entries = list_hadoop(spark, root)
         single = len(entries) == 1 and entries[0][0].rstrip("/") == root_dir
         base = _root_dir(root_dir, single)
         for path, size in entries:
@@ -243,7 +241,7 @@ def discover(paths: list[str], spark=None) -> Inventory:
                 names[cluster_dir] = name
                 inventory.clusters[name] = cluster_dir
             rel = path[len(cluster_dir) + 1 :] if path.startswith(cluster_dir + "/") else posixpath.basename(path)
-            inventory.files.append(InputFile(name, rel, to_uri(path), kind, size, **extra))
+            inventory.files.append(InputFile(name, rel, path, kind, size, **extra))
     inventory.files.sort(key=lambda f: (f.cluster, f.kind != BOOTSTRAP, f.file))
     return inventory
 

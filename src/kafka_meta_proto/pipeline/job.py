@@ -303,7 +303,7 @@ def file_reports(inventory: Inventory, summary, written: dict) -> list[FileRepor
 
 
 def run_audits(spark, out: str, inventory: Inventory, present: set, audit_mod):
-    """Run every audit, write ``violations/<audit>``, return per-audit counts and examples."""
+    """Run every audit, write ``violations`` (one partition per audit), return counts and examples."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
@@ -328,14 +328,12 @@ def run_audits(spark, out: str, inventory: Inventory, present: set, audit_mod):
     events = audit_mod.event_frame(read, plan).persist(StorageLevel.MEMORY_AND_DISK)
     inp = audit_mod.AuditInput(events=events, batches=batches, issues=issues, clusters=clusters)
 
-    def one(name: str) -> None:
-        frame = audit_mod.with_status(audit_mod.AUDIT_FUNCTIONS[name](inp), clusters)
-        frame.write.mode("overwrite").parquet(f"{out}/violations/{name}")
-
     try:
         events.count()
-        for name in audit_mod.AUDITS:
-            one(name)
+        # one DataFrame per audit, written as one job (its independent stages run side by side),
+        # one partition directory per audit: violations/audit=<name>/
+        frames = [audit_mod.with_status(audit_mod.AUDIT_FUNCTIONS[name](inp), clusters) for name in audit_mod.AUDITS]
+        audit_mod._union(frames).write.mode("overwrite").partitionBy("audit").parquet(f"{out}/violations")
     finally:
         events.unpersist()
     outcomes = read_violations(spark, out, list(audit_mod.AUDITS))
@@ -364,29 +362,39 @@ def read_violations(spark, out: str, names: list[str]) -> list[tuple[str, list[d
     """Per audit: counts by (check, status, cluster), and the first violations by cluster and offset."""
     from .inputs import is_local, local_path
 
-    outcomes = []
-    for name in names:
-        path = f"{out}/violations/{name}"
-        if is_local(out):
-            import pyarrow.compute as pc
-            import pyarrow.dataset as ds
+    path = f"{out}/violations"
+    by_audit: dict[str, tuple[list, list]] = {name: ([], []) for name in names}
+    if is_local(out):
+        import pyarrow.compute as pc
+        import pyarrow.dataset as ds
 
-            table = ds.dataset(local_path(path), format="parquet").to_table()
-            grouped = table.group_by(["check", "status", "cluster"]).aggregate([([], "count_all")])
-            counts = [{"check": c, "status": s, "cluster": k, "count": n} for c, s, k, n in zip(
-                *(grouped.column(x).to_pylist() for x in ("check", "status", "cluster", "count_all")))]  # fmt: skip
+        table = ds.dataset(local_path(path), format="parquet", partitioning="hive").to_table()
+        if table.num_rows:
+            grouped = table.group_by(["audit", "check", "status", "cluster"]).aggregate([([], "count_all")])
+            for a, c, st, k, n in zip(*(grouped.column(x).to_pylist() for x in ("audit", "check", "status", "cluster", "count_all"))):
+                by_audit[a][0].append({"check": c, "status": st, "cluster": k, "count": n})
             found = table.filter(pc.equal(table.column("status"), "violation"))
-            found = found.sort_by([("cluster", "ascending"), ("offset", "ascending"), ("check", "ascending")])
-            rows = found.slice(0, EXAMPLES).to_pylist()
-        else:
-            from pyspark.sql import functions as F
+            found = found.sort_by([("audit", "ascending"), ("cluster", "ascending"), ("offset", "ascending"), ("check", "ascending")])
+            for row in found.to_pylist():
+                if len(by_audit[row["audit"]][1]) < EXAMPLES:
+                    by_audit[row["audit"]][1].append(row)
+    else:
+        from pyspark.errors import AnalysisException
+        from pyspark.sql import Window
+        from pyspark.sql import functions as F
 
+        try:
             back = spark.read.parquet(path)
-            counts = [r.asDict() for r in back.groupBy("check", "status", "cluster").count().collect()]
-            rows = [r.asDict() for r in back.where(F.col("status") == "violation")
-                    .orderBy("cluster", "offset", "check").limit(EXAMPLES).collect()]  # fmt: skip
-        outcomes.append((name, counts, rows))
-    return outcomes
+        except AnalysisException:  # no violation at all: no data files
+            back = None
+        if back is not None:
+            for r in back.groupBy("audit", "check", "status", "cluster").count().collect():
+                by_audit[r["audit"]][0].append({k: r[k] for k in ("check", "status", "cluster", "count")})
+            first = Window.partitionBy("audit").orderBy("cluster", "offset", "check")
+            rows = back.where(F.col("status") == "violation").withColumn("n", F.row_number().over(first))
+            for r in rows.where(F.col("n") <= EXAMPLES).drop("n").collect():
+                by_audit[r["audit"]][1].append(r.asDict())
+    return [(name, *by_audit[name]) for name in names]
 
 
 def write_report_files(spark, report: AuditReport) -> None:

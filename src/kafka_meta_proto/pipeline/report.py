@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 MAX_FILES = 40
+EXAMPLES = 20  # as job.EXAMPLES
 
 
 def table(headers: list[str], rows: list[list], align: str | None = None) -> list[str]:
@@ -74,7 +75,7 @@ def render(report, all_files: bool = False, max_files: int = MAX_FILES) -> str:
     out.append("")
 
     if report.examples:
-        out.append(f"Violations (first {len(report.examples)} of each audit; all in {report.out}/violations)")
+        out.append(f"Violations (up to {EXAMPLES} per audit; all of them in {report.out}/violations)")
         rows = [[e["audit"], e["check"], e["cluster"], e["offset"], e["detail"]] for e in report.examples]
         out += table(["audit", "check", "cluster", "offset", "detail"], rows, "lllrl")
         out.append("")
