@@ -10,9 +10,10 @@ every file (segments, snapshots, bootstrap) with the generated classes and write
 table as Parquet (zstd):
 
 - single process: ``pipeline.decode.decode_unit`` over every file, ``pyarrow.parquet`` writing;
-- Spark: the job's decode stage (``mapInArrow`` over a DataFrame of units, ``local[2]``) and its
-  Parquet writer; the session and its two Python workers are started before the clock starts
-  (that start-up time is shown apart).
+- Spark: the job's decode stage (``mapInArrow`` over a DataFrame of units, ``local[2]``): the
+  workers decode and write the records (pipeline/sink.py) and hand the other rows (batch
+  headers, counts) to the JVM, which drops them here; the session and its two Python workers
+  are started before the clock starts (that start-up time is shown apart).
 
 Each measurement runs in a fresh process, so no cache of decoded values carries over. Peak memory
 is the peak resident set of the process (single) or of the whole process tree, JVM and Python
@@ -179,18 +180,15 @@ def _spark_session():
 
 
 def run_spark(path: str, out: str) -> dict:
-    from pyspark.sql import functions as F
-
-    from kafka_meta_proto.pipeline.decode import RECORD
     from kafka_meta_proto.pipeline.inputs import discover
-    from kafka_meta_proto.pipeline.job import decoded_frame
-    from kafka_meta_proto.pipeline.tables import RECORD_TABLE
+    from kafka_meta_proto.pipeline.job import decoded_frame, fresh_directory
 
     begun = time.perf_counter()
     spark, _ = _spark_session()
     units = discover([path]).units()
     warm = [u for u in units if u.kind == "bootstrap"][:2] or units[:1]
-    decoded, _ = decoded_frame(spark, warm)  # start the Python workers before the clock starts
+    fresh_directory(spark, out)
+    decoded, _ = decoded_frame(spark, warm, out)  # start the Python workers before the clock starts
     decoded.write.format("noop").mode("overwrite").save()
     startup = time.perf_counter() - begun
     runs = []
@@ -199,8 +197,9 @@ def run_spark(path: str, out: str) -> dict:
             cpu_before = tree_cpu(os.getpid())
             started = time.perf_counter()
             units = discover([path]).units()
-            decoded, partitions = decoded_frame(spark, units)
-            decoded.where(F.col("kind") == RECORD).select(*RECORD_TABLE).write.mode("overwrite").parquet(out)
+            fresh_directory(spark, out)
+            decoded, partitions = decoded_frame(spark, units, out)  # the workers write the records
+            decoded.write.format("noop").mode("overwrite").save()  # the other rows: the job keeps them
             seconds = time.perf_counter() - started
             cpu_after = tree_cpu(os.getpid())
         cpu = {k: cpu_after.get(k, 0.0) - cpu_before.get(k, 0.0) for k in cpu_after}

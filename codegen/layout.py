@@ -54,6 +54,12 @@ class Wire:
     def is_bool(self) -> bool:
         return self.spec.type.name == "bool"
 
+    @property
+    def zero_copy(self) -> bool:
+        """Decoded as a memoryview slice of the input instead of a copy, as Kafka hands out a
+        slice of its buffer: ``records`` fields and bytes fields marked ``zeroCopy``."""
+        return self.kind == "bytes" and is_zero_copy(self.spec)
+
 
 @dataclass
 class Run:
@@ -214,10 +220,14 @@ def _share_identical(name: str, svs: list[StructVersion], refs: dict) -> None:
 
 def _layout_key(sv: StructVersion) -> tuple:
     def one(w: Wire) -> tuple:
-        return (w.spec.name, w.kind, w.compact, w.nullable, w.elem, w.fmt, w.ref, w.spec.tag)
+        return (w.spec.name, w.kind, w.compact, w.nullable, w.elem, w.fmt, w.ref, w.spec.tag, w.zero_copy)
 
     steps = tuple(tuple(one(w) for w in s.fields) if isinstance(s, Run) else one(s) for s in sv.steps)
     return (sv.flexible, steps, tuple(one(w) for w in sv.tagged), tuple(f.name for f in sv.absent))
+
+
+def is_zero_copy(f: FieldSpec) -> bool:
+    return f.zero_copy or f.type.name == "records"
 
 
 def default_is_empty_struct(f: FieldSpec) -> bool:

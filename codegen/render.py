@@ -9,7 +9,7 @@ import jinja2
 
 from kafka_meta_proto.wire import SMALL_ARRAY  # arrays shorter than this use precompiled Structs
 
-from .layout import Run, StructVersion, Wire, children_first, message_layouts
+from .layout import Run, StructVersion, Wire, children_first, is_zero_copy, message_layouts
 from .spec import EMPTY_STRUCT, FieldSpec, MessageSpec, StructSpec, Versions, snake_case
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -106,7 +106,7 @@ def annotation(f: FieldSpec) -> str:
     elif t.is_struct:
         base = t.name
     else:
-        base = PY_TYPES[t.name]
+        base = PY_TYPES[t.name] + (" | memoryview" if is_zero_copy(f) else "")
     nullable = not f.nullable_versions.empty or f.default is None
     return f"{base} | None" if nullable else base
 
@@ -240,6 +240,8 @@ class _Renderer:
             compare_default=compare_default,
             differs=differs,
             empty_struct=EMPTY_STRUCT,
+            zero_copy_fields=lambda s: [f.py_name for f in s.fields if not f.type.is_array and is_zero_copy(f)],
+            zero_copy=any(is_zero_copy(f) and not f.type.is_array for c in classes for f in c.fields),
             empty_structs=sorted({f.type.name for c in classes for f in c.fields if f.default is EMPTY_STRUCT}),
             doc=lambda s: _doc(s.about or (f"{msg.name} message." if s is msg.struct else f"The {s.name} struct.")),
             field_doc=lambda f: _doc(f.about),

@@ -156,6 +156,17 @@ class Message:
             raise
 
 
+def detached_state(obj) -> tuple[None, dict]:
+    """``__getstate__`` of a class with zero-copy fields (``records``, ``zeroCopy`` bytes), which
+    decode as memoryview slices of the input: pickle and copy see them as bytes, so a copy owns
+    its data and does not keep the decoded input alive."""
+    state = {}
+    for name in obj.__slots__:
+        value = getattr(obj, name)
+        state[name] = bytes(value) if type(value) is memoryview else value
+    return None, state
+
+
 def absent_field_error(struct_name: str, field: str) -> UnsupportedVersionError:
     return UnsupportedVersionError(
         f"{struct_name}.{field} has a non-default value, but this version has no such field"

@@ -5,9 +5,10 @@
 1. the driver lists the files (names and sizes only) and cuts them into units (inputs.py);
 2. a DataFrame of units, one partition per bin of about ``partition_bytes``, goes through
    ``mapInArrow``: each Python worker memory-maps its file, decodes its batches and records with
-   the generated classes and yields Arrow record batches of up to 64k rows (decode.py); the
-   result is persisted, so the decoding runs once;
-3. ``records``, ``batches`` and ``quarantine`` are written from it, and each typed table with
+   the generated classes (decode.py), writes the records to ``records`` itself (sink.py) and
+   yields Arrow record batches of the rest: batch headers, problems, counts per record type; that
+   small result is persisted, so the decoding runs once;
+3. ``batches`` and ``quarantine`` are written from it, and each typed table from ``records`` with
    ``from_json(payload, <generated schema>)`` in FAILFAST mode (a payload that did not fit its
    schema would stop the job rather than come out as nulls);
 4. the audits read the typed tables back and write their violations (audits.py);
@@ -18,17 +19,19 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
-from .decode import BATCH, ISSUE, RECORD, SPARK_DDL, map_in_arrow
+from .decode import BATCH, ISSUE, SPARK_DDL
 from .inputs import DEFAULT_CHUNK_BYTES, SEGMENT, SNAPSHOT_SEQ_SHIFT, Inventory, Unit, discover
+from .sink import COUNTS, writing_records
 from .spark import Progress, session
 from .tables import (
     BATCH_TABLE,
     QUARANTINE_TABLE,
-    RECORD_TABLE,
+    RECORDS_DDL,
     TYPED_META,
     message_ddl,
     table_name,
@@ -143,10 +146,29 @@ def units_frame(spark, units: list[Unit], partition_bytes: int = DEFAULT_PARTITI
     return spark.createDataFrame(rdd, UNIT_DDL), len(bins)
 
 
-def decoded_frame(spark, units: list[Unit], partition_bytes: int = DEFAULT_PARTITION_BYTES):
-    """Every row of every unit, decoded in the executors by mapInArrow."""
+def decoded_frame(spark, units: list[Unit], records_uri: str, partition_bytes: int = DEFAULT_PARTITION_BYTES):
+    """The units decoded in the executors by mapInArrow: their records written to ``records_uri``
+    by the workers (an empty directory, see ``fresh_directory``), the other rows returned."""
     frame, partitions = units_frame(spark, units, partition_bytes)
-    return frame.mapInArrow(map_in_arrow, SPARK_DDL), partitions
+    return frame.mapInArrow(writing_records(records_uri), SPARK_DDL), partitions
+
+
+def fresh_directory(spark, uri: str) -> None:
+    """Make ``uri`` an empty directory (what it held is deleted), locally or through the
+    session's Hadoop FileSystem."""
+    from .inputs import is_local, local_path
+
+    if is_local(uri):
+        import shutil
+
+        shutil.rmtree(local_path(uri), ignore_errors=True)
+        os.makedirs(local_path(uri))
+        return
+    jvm = spark.sparkContext._jvm
+    path = jvm.org.apache.hadoop.fs.Path(uri)
+    fs = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    fs.delete(path, True)
+    fs.mkdirs(path)
 
 
 # --- replay plan ---------------------------------------------------------------------------------
@@ -198,14 +220,16 @@ def run_audit(
     if not units:
         raise NoInputError(f"no KRaft metadata files (__cluster_metadata-*/*.log, *.checkpoint) under {', '.join(paths)}")
 
-    decoded, partitions = decoded_frame(spark, units, partition_bytes)
+    records_uri = f"{out}/records"
+    fresh_directory(spark, records_uri)
+    decoded, partitions = decoded_frame(spark, units, records_uri, partition_bytes)
     decoded = decoded.persist(StorageLevel.MEMORY_AND_DISK)
     kind = F.col("kind")
+    records = None
     try:
         with prog.phase(f"decoding {len(inventory.files)} files ({inventory.total_bytes / 1e6:.1f} MB) in {partitions} tasks"):
-            decoded.where(kind == RECORD).select(*RECORD_TABLE).write.mode("overwrite").parquet(f"{out}/records")
-        with prog.phase("writing batches and quarantine"):
             decoded.where(kind == BATCH).select(*BATCH_TABLE).write.mode("overwrite").parquet(f"{out}/batches")
+        with prog.phase("writing quarantine"):
             decoded.where(kind == ISSUE).select(*QUARANTINE_TABLE).write.mode("overwrite").parquet(f"{out}/quarantine")
             summary = (
                 decoded.groupBy("cluster", "file", "kind", "type_name", "issue")
@@ -214,13 +238,15 @@ def run_audit(
                 .collect()
             )  # fmt: skip
 
-        present = sorted({r["type_name"] for r in summary if r["kind"] == RECORD and r["type_name"]})
+        present = sorted({r["type_name"] for r in summary if r["kind"] == COUNTS})
         with prog.phase(f"writing {len(present)} typed tables"):
             meta = [F.col(n) for n, _ in TYPED_META[:-1]] + [F.col("version").cast("smallint").alias("record_version")]
+            # read once, kept for the typed tables' jobs
+            records = spark.read.schema(RECORDS_DDL).parquet(records_uri).persist(StorageLevel.MEMORY_AND_DISK)
 
             def write_typed(type_name: str) -> None:
                 parsed = F.from_json("payload", message_ddl(type_name), {"mode": "FAILFAST"})
-                frame = decoded.where((kind == RECORD) & (F.col("type_name") == type_name)).select(*meta, parsed.alias("_m"))
+                frame = records.where(F.col("type_name") == type_name).select(*meta, parsed.alias("_m"))
                 frame.select(*[n for n, _ in TYPED_META], "_m.*").write.mode("overwrite").parquet(
                     f"{out}/typed/{table_name(type_name)}"
                 )
@@ -229,6 +255,8 @@ def run_audit(
                 list(pool.map(write_typed, present))
     finally:
         decoded.unpersist()
+        if records is not None:
+            records.unpersist()
 
     with prog.phase("counting what was written"):
         written, typed_counts = count_written(spark, out, present)
@@ -236,10 +264,10 @@ def run_audit(
     files = file_reports(inventory, summary, written)
     types = {}
     for r in summary:
-        if r["kind"] == RECORD and r["type_name"]:
+        if r["kind"] == COUNTS:
             entry = types.setdefault(r["type_name"], {"records": 0, "typed": typed_counts.get(r["type_name"], 0),
                                                       "table": table_name(r["type_name"])})  # fmt: skip
-            entry["records"] += r["rows"]
+            entry["records"] += r["announced"]
 
     with prog.phase("auditing"):
         audit_results, examples = run_audits(spark, out, inventory, set(present), audit_mod)

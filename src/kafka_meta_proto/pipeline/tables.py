@@ -2,8 +2,9 @@
 
 Under the output directory (Parquet, one directory per table):
 
-- ``records``: every record: cluster, file, batch_offset, offset, timestamp, record_type (null
-  for control records), type_name, version and payload, Kafka's JSON form of the record;
+- ``records``: every record: cluster, file, file_kind, batch_offset, offset, timestamp,
+  record_type (null for control records), type_name, version and payload, Kafka's JSON form of
+  the record; written by the workers as they decode (sink.py);
 - ``typed/<type>``: one table per record type present (``topic_record``, ``partition_record``,
   ..., ``leader_change``, ``snapshot_header``): the record's position columns and
   ``record_version``, then one column per field of the message (every field of every version,
@@ -20,12 +21,13 @@ from __future__ import annotations
 from .. import kraft
 from ..messages import REGISTRY
 from ..messages._spark_schemas import SCHEMAS
+from .decode import COLUMNS
 
-# Each column of the records table costs the JVM's Parquet writer about 0.3 us per record (a tenth
-# of its share): only what cannot be had elsewhere (the batch's position is in ``batches``, the
-# file kind in the file name, a control record's type in ``type_name``).
-RECORD_TABLE = ["cluster", "file", "batch_offset", "offset", "timestamp", "record_type", "type_name", "version",
-                "payload"]  # fmt: skip
+# The records table holds what cannot be had elsewhere (a batch's position is in ``batches``, a
+# control record's type in ``type_name``).
+RECORD_TABLE = ["cluster", "file", "file_kind", "batch_offset", "offset", "timestamp", "record_type", "type_name",
+                "version", "payload"]  # fmt: skip
+RECORDS_DDL = ", ".join(f"`{name}` {ddl}" for name in RECORD_TABLE for column, _, ddl in COLUMNS if column == name)
 BATCH_TABLE = ["cluster", "file", "file_kind", "position", "batch_offset", "last_offset_delta", "records_count",
                "leader_epoch", "timestamp", "batch_length", "attributes", "crc_ok", "offsets_ok", "control_types"]  # fmt: skip
 QUARANTINE_TABLE = ["cluster", "file", "file_kind", "position", "issue", "detail", "batch_offset", "offset",
