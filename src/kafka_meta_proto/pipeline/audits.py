@@ -148,6 +148,12 @@ def _before(*keys) -> Window:
     return Window.partitionBy(*keys).orderBy("seq").rowsBetween(Window.unboundedPreceding, -1)
 
 
+def _counted(column: str, noun: str):
+    """"1 record", "5 records" (null when the count is)."""
+    n = F.col(column)
+    return F.when(n == 1, F.lit(f"1 {noun}")).when(n.isNotNull(), F.format_string(f"%d {noun}s", n))
+
+
 def _violations(df: DataFrame, audit: str, check: str, subject, detail) -> DataFrame:
     return df.select(
         F.lit(audit).alias("audit"),
@@ -483,7 +489,8 @@ def log(inp: AuditInput) -> DataFrame:
                     F.format_string("offsets %d-%d are also in an earlier batch", "batch_offset",
                                     F.least(F.col("last"), F.col("prev_last")))),
         _violations(b.where(~F.col("crc_ok")), audit, "crc mismatch", subject,
-                    F.format_string("batch at byte %d: CRC-32C mismatch; %d records quarantined", "position", "records_count")),
+                    F.concat(F.format_string("batch at byte %d: CRC-32C mismatch; ", "position"),
+                             _counted("records_count", "record"), F.lit(" quarantined"))),
         _violations(b.where(F.col("leader_epoch") < F.col("prev_epoch")), audit, "leader epoch regression", subject,
                     F.format_string("leader epoch %d after a batch of epoch %d", "leader_epoch", "prev_epoch")),
         _violations(b.where(~F.col("offsets_ok")), audit, "record offsets", subject,
@@ -511,8 +518,8 @@ def log(inp: AuditInput) -> DataFrame:
         found.append(_violations(
             issues.where(F.col("issue") == check), audit, check, F.format_string("byte %d", "position"),
             F.concat_ws("; ", F.col("detail"),
-                        F.when(F.col("records_lost").isNotNull(), F.format_string("%d records quarantined", "records_lost")),
-                        F.format_string("%d bytes", "bytes_lost")),
+                        F.concat(_counted("records_lost", "record"), F.lit(" quarantined")),
+                        _counted("bytes_lost", "byte")),
         ))  # fmt: skip
     return _union(found)
 
