@@ -16,6 +16,12 @@ rounds. ``size()`` is timed against ``len(encode())``.
 
 Timing uses ``timeit`` (garbage collector off during a sample, as timeit does) with the number of
 calls per sample calibrated to ~``--sample`` seconds.
+
+The script re-runs itself with glibc's allocator fixed (``GLIBC_TUNABLES``: large blocks from the
+heap, the heap never trimmed). By default glibc moves its mmap threshold as blocks are freed, so
+whether a 1 MiB buffer costs ~250 page faults (~500 us) depended on what the previous contender
+had allocated: kio's 1 MiB encode measured 230 or 790 us from one run to the next. Fixed, every
+contender pays for its copies and nothing else.
 """
 
 from __future__ import annotations
@@ -733,6 +739,7 @@ def machine() -> str:
         f"- Python {platform.python_version()} ({platform.python_implementation()}), {platform.system()} {platform.release()}\n"
         f"- {OURS} {version(OURS)}, kio {version(KIO)} (its readers are the compiled `kio._kio_native`), "
         f"kafka-python {version(KP)}; timing with timeit\n"
+        f"- allocator: GLIBC_TUNABLES={os.environ.get('GLIBC_TUNABLES', '(unset)')}\n"
         f"- load average at the start: {load}\n"
         f"- date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}"
     )
@@ -768,7 +775,20 @@ def profile(case: Case) -> None:
         pstats.Stats(pr).sort_stats("tottime").print_stats(12)
 
 
+# see the docstring: every contender sees the same allocator, whatever ran before it
+ALLOCATOR = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1073741824"
+
+
+def fixed_allocator() -> None:
+    """Re-run this script with ALLOCATOR in force (glibc reads its tunables at start-up only)."""
+    if sys.platform.startswith("linux") and os.environ.get("GLIBC_TUNABLES") != ALLOCATOR:
+        os.environ["GLIBC_TUNABLES"] = ALLOCATOR
+        os.execv(sys.executable, [sys.executable, *sys.argv])
+
+
 def main(argv=None) -> int:
+    if argv is None:
+        fixed_allocator()
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="a smoke run: few short rounds, 1,000 KRaft records")
     ap.add_argument("--write-docs", action="store_true", help=f"rewrite the results block of {DOCS.relative_to(ROOT)}")
