@@ -53,9 +53,11 @@ def dataset(data: Path, records: int) -> Path:
     return directory
 
 
-def _tree_rss(root: int) -> int:
-    """Resident bytes of ``root`` and all its descendants, from /proc (Linux)."""
-    parents, rss = {}, {}
+def process_tree(root: int) -> list[dict]:
+    """``root`` and all its descendants, each as {name, cpu (user + system seconds), rss (bytes)},
+    from /proc (Linux)."""
+    tick, page = os.sysconf("SC_CLK_TCK"), os.sysconf("SC_PAGE_SIZE")
+    procs = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -66,48 +68,29 @@ def _tree_rss(root: int) -> int:
                 pages = int(f.read().split()[1])
         except OSError:
             continue
-        pid = int(entry)
-        parents[pid] = int(stat.rsplit(")", 1)[1].split()[1])
-        rss[pid] = pages * os.sysconf("SC_PAGE_SIZE")
+        fields = stat.rsplit(")", 1)[1].split()
+        procs[int(entry)] = {"ppid": int(fields[1]), "name": stat[stat.index("(") + 1 : stat.rindex(")")],
+                             "cpu": (int(fields[11]) + int(fields[12])) / tick, "rss": pages * page}  # fmt: skip
     tree, frontier = {root}, [root]
     while frontier:
         parent = frontier.pop()
-        for pid, ppid in parents.items():
-            if ppid == parent and pid not in tree:
+        for pid, proc in procs.items():
+            if proc["ppid"] == parent and pid not in tree:
                 tree.add(pid)
                 frontier.append(pid)
-    return sum(rss.get(pid, 0) for pid in tree)
+    return [procs[pid] for pid in tree if pid in procs]
+
+
+def _tree_rss(root: int) -> int:
+    return sum(p["rss"] for p in process_tree(root))
 
 
 def tree_cpu(root: int) -> dict:
-    """CPU seconds (user + system) used so far by ``root`` and its descendants, by program name
-    (``python``, ``java``), from /proc (Linux)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    parents, cpu, names = {}, {}, {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        pid = int(entry)
-        parents[pid] = int(fields[1])
-        cpu[pid] = (int(fields[11]) + int(fields[12])) / tick
-        names[pid] = stat[stat.index("(") + 1 : stat.rindex(")")]
-    tree, frontier = {root}, [root]
-    while frontier:
-        parent = frontier.pop()
-        for pid, ppid in parents.items():
-            if ppid == parent and pid not in tree:
-                tree.add(pid)
-                frontier.append(pid)
+    """CPU seconds used so far by ``root`` and its descendants, by program (``python``, ``java``)."""
     out: dict = {}
-    for pid in tree:
-        name = "java" if "java" in names[pid] else "python"
-        out[name] = out.get(name, 0.0) + cpu[pid]
+    for proc in process_tree(root):
+        name = "java" if "java" in proc["name"] else "python"
+        out[name] = out.get(name, 0.0) + proc["cpu"]
     return out
 
 
