@@ -77,6 +77,10 @@ def differs(var: str, f: FieldSpec) -> str:
     """A condition equal to ``var != <f's default>``. For a struct default it compares field by
     field, as the dataclass __eq__ would, instead of building two tuples (cheaper, and this runs
     for every absent tagged struct field of every object written)."""
+    if f.type.is_array and compare_default(f) == "[]":
+        # the same truth as ``var != []`` (None, a tuple or a non-empty list), without building
+        # a list per test: 25 ns instead of 54
+        return f"({var}.__class__ is not list or {var})"
     if f.default is not EMPTY_STRUCT or f.struct is None:
         return f"{var} != {compare_default(f)}"
     terms = [f"{var}.__class__ is not {f.type.name}"]
