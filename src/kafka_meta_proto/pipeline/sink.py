@@ -41,9 +41,10 @@ class _Directory:
 
             self.fs, self.path = pafs.FileSystem.from_uri(arrow_uri(uri))
 
-    def open(self, name: str):
-        path = f"{self.path}/{name}"
-        return path if self.fs is None else self.fs.open_output_stream(path)
+    def parquet_writer(self, name: str) -> pq.ParquetWriter:
+        # given the file system, the writer opens the file and closes it on close(), which is
+        # what completes an object store's upload
+        return pq.ParquetWriter(f"{self.path}/{name}", RECORDS_SCHEMA, compression=COMPRESSION, filesystem=self.fs)
 
     def commit(self, temp: str, final: str) -> None:
         if self.fs is None:
@@ -73,7 +74,7 @@ def write_unit(directory: _Directory, unit: dict) -> Iterator[pa.RecordBatch]:
                 yield batch
                 continue
             if writer is None:
-                writer = pq.ParquetWriter(directory.open(temp), RECORDS_SCHEMA, compression=COMPRESSION)
+                writer = directory.parquet_writer(temp)
             writer.write_batch(batch.select(RECORD_TABLE))
             for name, n in zip(*batch.column("type_name").value_counts().flatten()):
                 counts[name.as_py()] = counts.get(name.as_py(), 0) + n.as_py()
