@@ -58,7 +58,7 @@ class _Directory:
                 os.remove(f"{self.path}/{temp}")
             else:
                 self.fs.delete_file(f"{self.path}/{temp}")
-        except (OSError, FileNotFoundError):
+        except OSError:  # never written, or already gone
             pass
 
 
