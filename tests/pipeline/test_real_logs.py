@@ -16,6 +16,8 @@ from kafka_meta_proto.pipeline.inputs import discover
 from kafka_meta_proto.pipeline.local import count_paths
 from kafka_meta_proto.pipeline.tables import TYPED_META
 
+from .jsonform import strip_nulls
+
 
 @pytest.fixture(scope="module")
 def real(spark, tmp_path_factory):
@@ -61,15 +63,6 @@ def test_counts_match_the_log_readers(real):
     assert {(f.cluster, f.file): f.records_written for f in report.files} == by_file
 
 
-def _strip(value):
-    """JSON with null members dropped (a typed row has nulls for fields a version lacks)."""
-    if isinstance(value, dict):
-        return {k: _strip(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_strip(v) for v in value]
-    return value
-
-
 def test_every_record_is_in_its_typed_table_exactly(real):
     _, out, report = real
     records = table(out / "records").to_pylist()
@@ -85,7 +78,7 @@ def test_every_record_is_in_its_typed_table_exactly(real):
             assert row["record_version"] == record["version"]
             assert row["batch_offset"] == record["batch_offset"] and row["timestamp"] == record["timestamp"]
             fields = {k: v for k, v in row.items() if k not in meta}
-            assert _strip(fields) == _strip(json.loads(record["payload"])), (type_name, row["offset"])
+            assert strip_nulls(fields) == strip_nulls(json.loads(record["payload"])), (type_name, row["offset"])
 
 
 def test_real_kafka_logs_pass_the_metadata_audits(real):

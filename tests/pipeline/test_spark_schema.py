@@ -14,6 +14,8 @@ from codegen.spark_schema import SPARK_TYPES, UNKNOWN_TAGGED_FIELDS, UNKNOWN_TAG
 from kafka_meta_proto.messages import REGISTRY
 from kafka_meta_proto.messages._spark_schemas import SCHEMAS
 
+from .jsonform import strip_nulls
+
 
 def split_top(text: str, sep: str = ",") -> list[str]:
     """Split DDL at ``sep`` outside <...> and backticks."""
@@ -89,14 +91,6 @@ def _same(a, b) -> bool:
     return type(a) is type(b) and a == b
 
 
-def _strip(value):
-    if isinstance(value, dict):
-        return {k: _strip(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_strip(v) for v in value]
-    return value
-
-
 def test_from_json_with_the_generated_schemas_is_exact(spark):
     """Random messages of every version of every message: Kafka's JSON form read by Spark with
     the generated schema comes back value for value (full integer ranges, any text, bytes,
@@ -123,8 +117,8 @@ def test_from_json_with_the_generated_schemas_is_exact(spark):
     ]
     problems = []
     for row in frame.select("name", "version", "payload", *parsed).collect():
-        got = _strip(row[row["name"]].asDict(recursive=True))
-        want = _strip(json.loads(row["payload"]))
+        got = strip_nulls(row[row["name"]].asDict(recursive=True))
+        want = strip_nulls(json.loads(row["payload"]))
         if not _same(got, want):
             problems.append(f"{row['name']} v{row['version']}: {json.dumps(want)[:200]} -> {got!r:.200}")
     assert not problems, "\n".join(problems[:10])
