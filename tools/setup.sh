@@ -23,3 +23,5 @@ if ! command -v java >/dev/null 2>&1; then
   $sudo apt-get update -q >&2
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q openjdk-17-jre-headless >&2
 fi
+# Apache Kafka's jars (its serializer, broker and tools) for the tests that hold us against Kafka.
+bash tools/kafka_setup.sh
