@@ -67,7 +67,8 @@ def generate(
 
     With ``reuse`` (the package folder), files whose stamp matches their inputs are taken as they
     are instead of being rendered again; the result is the same, only faster."""
-    specs: list[MessageSpec] = load_tree(schema_dirs)
+    # A schema whose validVersions are "none" marks a removed message: like Kafka, emit no class.
+    specs: list[MessageSpec] = [s for s in load_tree(schema_dirs) if not s.valid_versions.empty]
     # Refuse duplicate names and keys before writing anything.
     Registry(package, [(s.name, module_name(s), s.type, s.api_key) for s in specs])
     sources = {s.name: _display_path(Path(s.file), relative_to) for s in specs}

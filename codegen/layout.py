@@ -24,6 +24,7 @@ class Wire:
     kind: str  # fixed | string | bytes | array | struct
     compact: bool
     nullable: bool
+    tagged: bool = False  # in the tagged-field section, where a struct's null marker is a uvarint
     elem: str = ""  # for arrays: fixed | uuid | string | bytes | struct
     fmt: str = ""  # struct format of a fixed field or fixed array element
     width: int = 0
@@ -91,6 +92,8 @@ class StructVersion:
     steps: list = field(default_factory=list)  # Run | Wire
     tagged: list[Wire] = field(default_factory=list)
     absent: list[FieldSpec] = field(default_factory=list)
+    # Tags the struct gives fields of other versions: Kafka refuses them here, not skips them.
+    foreign_tags: list[int] = field(default_factory=list)
     suffix: str = ""  # shared function suffix after de-duplication, e.g. "Topic_v3"
 
     @property
@@ -111,7 +114,7 @@ def wire(f: FieldSpec, version: int, flexible: bool, tagged: bool, refs: dict) -
         compact = version in f.flexible_versions
     else:
         compact = flexible
-    w = Wire(f, kind="", compact=compact, nullable=f.nullable(version))
+    w = Wire(f, kind="", compact=compact, nullable=f.nullable(version), tagged=tagged)
     if t.is_array:
         w.kind = "array"
         e = t.element.name
@@ -159,6 +162,9 @@ def struct_version(s: StructSpec, version: int, flexible: bool, refs: dict) -> S
     if run:
         sv.steps.append(Run(run))
     sv.tagged.sort(key=lambda w: w.spec.tag)
+    if flexible:
+        here = {w.spec.tag for w in sv.tagged}
+        sv.foreign_tags = sorted({f.tag for f in s.fields if f.tag is not None} - here)
     return sv
 
 
@@ -223,7 +229,8 @@ def _layout_key(sv: StructVersion) -> tuple:
         return (w.spec.name, w.kind, w.compact, w.nullable, w.elem, w.fmt, w.ref, w.spec.tag, w.zero_copy)
 
     steps = tuple(tuple(one(w) for w in s.fields) if isinstance(s, Run) else one(s) for s in sv.steps)
-    return (sv.flexible, steps, tuple(one(w) for w in sv.tagged), tuple(f.name for f in sv.absent))
+    tagged = tuple(one(w) for w in sv.tagged)
+    return (sv.flexible, steps, tagged, tuple(sv.foreign_tags), tuple(f.name for f in sv.absent))
 
 
 def is_zero_copy(f: FieldSpec) -> bool:

@@ -18,7 +18,8 @@ from pathlib import Path
 from . import jsonc
 from .versions import MAX_VERSION, NONE, Versions
 
-MESSAGE_TYPES = ("request", "response", "header", "metadata", "data")
+# coordinator-key and coordinator-value: the records of the coordinators' internal topics (Kafka 4).
+MESSAGE_TYPES = ("request", "response", "header", "metadata", "data", "coordinator-key", "coordinator-value")
 LISTENERS = ("zkBroker", "broker", "controller")
 
 # Fixed-width types: struct format character and size in bytes.
@@ -241,7 +242,7 @@ class _Reader:
                 api_key = int(api_key)
             if not isinstance(api_key, int) or isinstance(api_key, bool) or not 0 <= api_key <= 0x7FFF:
                 self.error("", "invalid apiKey", f"apiKey {obj.get('apiKey')!r} must be an int16 >= 0")
-        elif mtype in ("request", "response", "metadata"):
+        elif mtype in ("request", "response", "metadata", "coordinator-key", "coordinator-value"):
             self.error("", "missing apiKey", f"a {mtype} schema needs an apiKey")
         if "validVersions" not in obj:
             self.error("", "missing validVersions", "every message needs validVersions")
@@ -429,7 +430,9 @@ class _Reader:
             py_name=snake_case(name), json_name=json_name(name),
         )  # fmt: skip
         raw_default = obj.get("default", "")
-        if isinstance(raw_default, bool):
+        if raw_default is None:  # Kafka reads a JSON null default as no default at all
+            raw_default = ""
+        elif isinstance(raw_default, bool):
             raw_default = "true" if raw_default else "false"
         elif isinstance(raw_default, (int, float)):
             raw_default = str(raw_default)

@@ -544,6 +544,32 @@ def test_lenient_forms_kafka_also_accepts(tmp_path):
     assert (host.type.name, host.flexible_versions) == ("string", None)
 
 
+def test_null_default_is_no_default(tmp_path):
+    """Kafka reads ``"default": null`` as no default: a struct field then defaults to the empty
+    struct, not to null (Kafka's serializer writes a null such field as a tagged value)."""
+    schema = base()
+    nested(
+        {"name": "Owner", "type": "Owner", "versions": "2+", "nullableVersions": "2+", "default": None,
+         "taggedVersions": "2+", "tag": 0, "fields": [field("Id", "int32")]},
+        {"name": "Note", "type": "string", "versions": "0+", "default": None},
+    )(schema)
+    spec = load_message(write_schema(tmp_path / "WidgetRequest.json", schema, "null default"))
+    owner, note = spec.structs["Partition"].fields[1:]
+    assert owner.default is EMPTY_STRUCT
+    assert note.default == ""
+
+
+@pytest.mark.parametrize("mtype", ["coordinator-key", "coordinator-value"])
+def test_coordinator_record_types(tmp_path, mtype):
+    """Kafka 4 types the records of its coordinators' internal topics; they carry an apiKey."""
+    schema = {"type": mtype, "name": "WidgetKey", "apiKey": 3, "validVersions": "0", "flexibleVersions": "none",
+              "fields": [field("Group", "string")]}
+    assert load_message(write_schema(tmp_path / "WidgetKey.json", schema, mtype)).type == mtype
+    del schema["apiKey"]
+    with pytest.raises(SchemaError, match="missing apiKey"):
+        load_message(write_schema(tmp_path / "WidgetKey.json", schema, mtype))
+
+
 # --------------------------------------------------------------------------- Kafka's own trees
 
 
