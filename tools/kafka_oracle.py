@@ -70,6 +70,13 @@ class SchemaFile:
     entry: str  # the path inside it, e.g. common/message/FetchRequest.json
     text: str
 
+    @property
+    def name(self) -> str:
+        """The schema's "name" (which can differ from the file's)."""
+        from codegen.jsonc import strip_comments
+
+        return json.loads(strip_comments(self.text))["name"]
+
 
 def schema_files(release: str) -> Iterator[SchemaFile]:
     """The JSON message schemas packed in Kafka ``release``'s own jars (``org.apache.kafka``)."""

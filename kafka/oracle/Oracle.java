@@ -47,7 +47,8 @@ import org.apache.kafka.common.protocol.types.RawTaggedField;
  *   <li>{"op":"list"} -> {"ok":true,"messages":[info...]}
  * </ul>
  *
- * <p>A JSON object may carry "_unknownTaggedFields": [{"tag":T,"data":base64}], an extension of
+ * <p>Records fields are shown as the bytes read (Kafka's converters print them empty). A JSON
+ * object may carry "_unknownTaggedFields": [{"tag":T,"data":base64}], an extension of
  * ours: Kafka's JSON converters drop unknown tagged fields, so this program moves them between the
  * JSON tree and each struct's unknownTaggedFields() itself. Failures come back as {"ok":false,
  * "error":...}; the process only ends when stdin does.
@@ -256,7 +257,30 @@ public final class Oracle {
         }
         List<Map.Entry<String, JsonNode>> snapshot = new ArrayList<>(json.properties()); // the loop adds keys
         for (Map.Entry<String, JsonNode> field : snapshot) {
+            showRecords(message, field.getKey(), (ObjectNode) json);
             forEachChild(message, field.getKey(), field.getValue(), (j, m) -> collectUnknownTags(m, j));
+        }
+    }
+
+    /**
+     * Kafka's converters print a records field as empty bytes (they keep record data out of request
+     * logs); put the bytes that were read there instead, so the JSON form says what Kafka holds.
+     */
+    private static void showRecords(Message message, String key, ObjectNode json) throws Exception {
+        if (!json.get(key).isBinary() && !json.get(key).isTextual()) return;
+        Method accessor;
+        try {
+            accessor = message.getClass().getMethod(key);
+        } catch (NoSuchMethodException e) {
+            return;
+        }
+        Object value = accessor.invoke(message);
+        // MemoryRecords, found by name: its package moved in Kafka 4 (record.internal).
+        if (value != null && value.getClass().getSimpleName().equals("MemoryRecords")) {
+            ByteBuffer buffer = ((ByteBuffer) value.getClass().getMethod("buffer").invoke(value)).duplicate();
+            byte[] bytes = new byte[buffer.remaining()];
+            buffer.get(bytes);
+            json.put(key, Base64.getEncoder().encodeToString(bytes));
         }
     }
 
