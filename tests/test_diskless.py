@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 
 import pytest
 
 from conftest import ROOT
+from codegen import jsonc
 from codegen.spec import SchemaError, load_tree
 from kafka_meta_proto import REGISTRY, DecodeError, kraft, message_class
 from kafka_meta_proto.registry import DuplicateKeyError, Registry
@@ -243,6 +245,57 @@ def test_rpc_keys_listeners_and_headers():
         assert request.LISTENERS == (("controller",) if key == 99 else ("broker",))
         assert response.LISTENERS == ()
         assert request.LOWEST_FLEXIBLE_VERSION == response.LOWEST_FLEXIBLE_VERSION == 0
+
+
+# -- the schemas are the design's JSON, with the repairs docs/diskless.md lists ---------------------
+
+DESIGN = ROOT.parent / "shared" / "design" / "KIP-1164-diskless-batch-coordinator.txt"
+
+
+def design_schemas() -> list[dict]:
+    """The JSON blocks of the design text after R1-R3 (syntax), FindCoordinator's left out."""
+    lines = DESIGN.read_text(encoding="utf-8").split("\n")
+    blocks, start = [], None
+    for i, line in enumerate(lines):
+        if line == "{":
+            start = i
+        elif line == "}" and start is not None:
+            blocks.append("\n".join(lines[start : i + 1]))
+            start = None
+    out = []
+    for text in blocks:
+        text = re.sub(r"\}\n(\s*\{ \"name\")", r"},\n\1", text)  # R1, R2: missing commas
+        text = re.sub(r",(\s*\])", r"\1", text)  # R3: trailing comma
+        schema = json.loads(jsonc.strip_comments(text))
+        if schema["apiKey"] != 10:
+            out.append(schema)
+    return out
+
+
+def without_about(node):
+    if isinstance(node, dict):
+        return {k: without_about(v) for k, v in node.items() if k != "about"}
+    if isinstance(node, list):
+        return [without_about(x) for x in node]
+    return node
+
+
+def test_schemas_are_the_design_json_with_the_listed_repairs():
+    if not DESIGN.exists():
+        pytest.skip(f"design text not present at {DESIGN}")
+    ours = {(s["type"], s["apiKey"]): s for s in (jsonc.load(p) for p in (ROOT / "schemas" / "diskless").glob("*.json"))}
+    design = design_schemas()
+    assert len(design) == len(ours) == 15
+    for schema in design:
+        want = without_about(schema)
+        if schema["type"] in ("request", "response"):
+            if schema["type"] == "response":
+                del want["listeners"]  # R6
+            base = "ListDisklessOffsets" if schema["apiKey"] == 98 else schema["name"]  # R4
+            want["name"] = base + schema["type"].capitalize()  # R5
+        got = without_about(ours[(schema["type"], schema["apiKey"])])
+        assert json.dumps(got) == json.dumps(want), want["name"]  # key order too
+        assert list(got) == list(want)
 
 
 # -- the suites over every message cover these ----------------------------------------------------
