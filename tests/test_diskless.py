@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, without_about
 from codegen import jsonc
 from codegen.spec import SchemaError, load_tree
 from kafka_meta_proto import REGISTRY, DecodeError, kraft, message_class
@@ -226,7 +226,9 @@ def test_an_array_longer_than_the_input_is_refused_before_allocating():
 
 def test_the_mapping_record_by_attribute_and_in_its_kraft_frame():
     Mapping = message_class("TopicPartitionToBatchCoordinatorMapping")
-    rec = Mapping(partition_index=4, topic_id=Uuid(bytes.fromhex(A_HEX)), batch_coordinator_partition_index=2)
+    rec = Mapping(
+        partition_index=4, topic_id=Uuid(bytes.fromhex(A_HEX)), batch_coordinator_partition_index=2
+    )
     assert REGISTRY.record_class(29) is Mapping
     # frame version 1, record type 29, record version 0 (three uvarints), then the body
     value = bytes.fromhex("01" "1d" "00" "00000004" + A_HEX + "00000002" "00")
@@ -272,18 +274,13 @@ def design_schemas() -> list[dict]:
     return out
 
 
-def without_about(node):
-    if isinstance(node, dict):
-        return {k: without_about(v) for k, v in node.items() if k != "about"}
-    if isinstance(node, list):
-        return [without_about(x) for x in node]
-    return node
-
-
 def test_schemas_are_the_design_json_with_the_listed_repairs():
     if not DESIGN.exists():
         pytest.skip(f"design text not present at {DESIGN}")
-    ours = {(s["type"], s["apiKey"]): s for s in (jsonc.load(p) for p in (ROOT / "schemas" / "diskless").glob("*.json"))}
+    ours = {
+        (s["type"], s["apiKey"]): s
+        for s in (jsonc.load(p) for p in (ROOT / "schemas" / "diskless").glob("*.json"))
+    }
     design = design_schemas()
     assert len(design) == len(ours) == 15
     for schema in design:
@@ -319,11 +316,15 @@ def test_fuzzer_on_the_diskless_messages(capsys):
     sys.modules[spec.name] = fuzz  # its dataclasses look the module up by name
     try:
         spec.loader.exec_module(fuzz)
-        code = fuzz.main(["--budget", "800", "--seed", "3", "--jobs", "1", "--quiet", "--only", *DISKLESS])
+        code = fuzz.main(
+            ["--budget", "800", "--seed", "3", "--jobs", "1", "--quiet", "--only", *DISKLESS]
+        )
     finally:
         sys.modules.pop(spec.name, None)
     summary = capsys.readouterr().out.rstrip("\n").split("\n")[-1]
-    inputs, clean, errors, other, slow = (int(w) for w in summary.replace(",", "").split() if w.isdigit())
+    inputs, clean, errors, other, slow = (
+        int(w) for w in summary.replace(",", "").split() if w.isdigit()
+    )
     assert (code, inputs, other) == (0, 800, 0), summary
     assert clean > 0 and errors > 0
 
@@ -343,16 +344,26 @@ CLAIMANT = {"validVersions": "0", "flexibleVersions": "0+", "fields": []}
     ],
 )  # fmt: skip
 def test_schema_tree_refuses_a_second_claimant(tmp_path, name, mtype, key, rule, owner):
-    (tmp_path / f"{name}.json").write_text(json.dumps({"apiKey": key, "type": mtype, "name": name, **CLAIMANT}))
+    (tmp_path / f"{name}.json").write_text(
+        json.dumps({"apiKey": key, "type": mtype, "name": name, **CLAIMANT})
+    )
     with pytest.raises(SchemaError) as info:
         load_tree([ROOT / "schemas" / "kafka", ROOT / "schemas" / "diskless", tmp_path])
     assert info.value.rule == rule and owner in str(info.value)
 
 
 def test_registry_refuses_a_second_claimant():
-    entries = [(name, "m", REGISTRY.message_type(name), message_class(name).API_KEY) for name in REGISTRY.names()]
+    entries = [
+        (name, "m", REGISTRY.message_type(name), message_class(name).API_KEY)
+        for name in REGISTRY.names()
+    ]
     Registry("pkg", entries)  # the shipped set is consistent
-    with pytest.raises(DuplicateKeyError, match="record type 29 is claimed by both TopicPartitionToBatchCoordinatorMapping"):
+    with pytest.raises(
+        DuplicateKeyError,
+        match="record type 29 is claimed by both TopicPartitionToBatchCoordinatorMapping",
+    ):
         Registry("pkg", entries + [("UnregisterControllerRecord", "u", "metadata", 29)])
-    with pytest.raises(DuplicateKeyError, match="request api key 97 is claimed by both FindDisklessBatchesRequest"):
+    with pytest.raises(
+        DuplicateKeyError, match="request api key 97 is claimed by both FindDisklessBatchesRequest"
+    ):
         Registry("pkg", entries + [("OtherRequest", "o", "request", 97)])
