@@ -68,3 +68,12 @@ def vector_problems(cls, vec: dict) -> list[str]:
     if not same_json(canonical_unknown_tags(back), canonical_unknown_tags(data)):
         problems.append(f"decode: got {json.dumps(back)[:160]} want {json.dumps(data)[:160]}")
     return problems
+
+
+def without_about(node):
+    """A parsed schema without its descriptions: the facts only."""
+    if isinstance(node, dict):
+        return {k: without_about(v) for k, v in node.items() if k != "about"}
+    if isinstance(node, list):
+        return [without_about(v) for v in node]
+    return node

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from codegen.jsonc import strip_comments
+from conftest import without_about
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA_DIR = REPO / "schemas" / "kafka"
@@ -47,14 +48,6 @@ MAX_SHORT_MATCHES = 5
 
 def load_jsonc(path: Path):
     return json.loads(strip_comments(path.read_text(encoding="utf-8")))
-
-
-def without_about(node):
-    if isinstance(node, dict):
-        return {k: without_about(v) for k, v in node.items() if k != "about"}
-    if isinstance(node, list):
-        return [without_about(v) for v in node]
-    return node
 
 
 def abouts(node, path=()):

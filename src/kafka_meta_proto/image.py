@@ -18,8 +18,8 @@ metadata records one by one with the meaning Kafka's ``MetadataDelta`` gives the
 - ``ProducerIdsRecord``: the newest one wins;
 - ACLs by id, client quotas by entity, SCRAM credentials by (mechanism, user), delegation tokens
   by token id, the ZooKeeper migration state;
-- ``TopicPartitionToBatchCoordinatorMappingRecord`` maps a diskless partition to the partition of
-  ``__diskless-metadata`` that coordinates its batches (dropped with the topic);
+- ``TopicPartitionToBatchCoordinatorMapping`` (record type 29) maps a diskless partition to the
+  partition of ``__diskless-metadata`` that coordinates its batches (dropped with the topic);
 - ``NoOpRecord`` only moves the offset; ``BeginTransactionRecord`` / ``EndTransactionRecord``
   bracket a metadata transaction and ``AbortTransactionRecord`` rolls the image back to where the
   transaction began, as Kafka's metadata loader does.
@@ -556,8 +556,8 @@ class MetadataImage:
             )
         topic.partitions[r.partition_id] = partition.merge(r)
 
-    def _on_TopicPartitionToBatchCoordinatorMappingRecord(self, r) -> None:
-        self.diskless.setdefault(r.topic_id, {})[r.partition] = r.coordinator_partition
+    def _on_TopicPartitionToBatchCoordinatorMapping(self, r) -> None:
+        self.diskless.setdefault(r.topic_id, {})[r.partition_index] = r.batch_coordinator_partition_index
 
     # configs, features, producer ids
 

@@ -90,7 +90,7 @@ RemoveTopicRecord = _M("RemoveTopicRecord")
 ConfigRecord = _M("ConfigRecord")
 ProducerIdsRecord = _M("ProducerIdsRecord")
 NoOpRecord = _M("NoOpRecord")
-MappingRecord = _M("TopicPartitionToBatchCoordinatorMappingRecord")
+MappingRecord = _M("TopicPartitionToBatchCoordinatorMapping")
 
 # The record versions a 3.9-IV0 controller writes.
 V_REGISTER_BROKER = 3
@@ -610,7 +610,7 @@ class ClusterSimulation:
             if topic.coordinators is not None:
                 for index, coordinator in enumerate(topic.coordinators):
                     yield MappingRecord(
-                        topic_id=topic.id, partition=index, coordinator_partition=coordinator
+                        partition_index=index, topic_id=topic.id, batch_coordinator_partition_index=coordinator
                     ), 0
         for broker_id, configs in self.broker_configs.items():
             for key, value in configs.items():
@@ -964,7 +964,7 @@ class ClusterSimulation:
             pass
 
     def map_to_coordinators(self, topic: Topic, partitions: list[int] | None = None) -> None:
-        """TopicPartitionToBatchCoordinatorMappingRecords: diskless partitions -> coordinator partitions."""
+        """TopicPartitionToBatchCoordinatorMapping records: diskless partitions -> coordinator partitions."""
         if self.topics.get(topic.name) is not topic:
             return  # deleted meanwhile
         if topic.coordinators is None:
@@ -981,7 +981,7 @@ class ClusterSimulation:
             return
         self.write_batch(
             [
-                (MappingRecord(topic_id=topic.id, partition=i, coordinator_partition=c), 0)
+                (MappingRecord(partition_index=i, topic_id=topic.id, batch_coordinator_partition_index=c), 0)
                 for i, c in assignment.items()
             ]
         )

@@ -451,3 +451,19 @@ def test_client_quota_value_is_written_as_java_does(tmp_path):
     )
     out = run_dump([path])[1]
     assert '"key":"producer_byte_rate","value":1048576.0,"remove":false}}' in out
+
+
+def test_diskless_mapping_record_payload(tmp_path):
+    """Record type 29 of the diskless design: Kafka's type name from the message name, the fields
+    in schema order (partition index first)."""
+    mapping = message_class("TopicPartitionToBatchCoordinatorMapping")
+    topic = Uuid(bytes.fromhex("00112233445566778899aabbccddeeff"))
+    value = kraft.encode_record_value(
+        mapping(partition_index=4, topic_id=topic, batch_coordinator_partition_index=2), 0
+    )
+    path = write(tmp_path, "00000000000000000000.log", [RecordBatch.create([Record(value=value)], base_timestamp=1)])
+    out = run_dump([path])[1]
+    assert out.endswith(
+        ' payload: {"type":"TOPIC_PARTITION_TO_BATCH_COORDINATOR_MAPPING","version":0,"data":'
+        '{"partitionIndex":4,"topicId":"ABEiM0RVZneImaq7zN3u_w","batchCoordinatorPartitionIndex":2}}\n'
+    )

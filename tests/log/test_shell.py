@@ -58,7 +58,7 @@ def full_records():
         M("UserScramCredentialRecord")(name="alice", mechanism=2, salt=b"\x01\x02", stored_key=b"k", server_key=b"v", iterations=8192),
         M("DelegationTokenRecord")(owner="User:alice", requester="User:alice", renewers=["User:bob"], issue_timestamp=1,
                                    max_timestamp=3, expiration_timestamp=2, token_id="tok1"),
-        M("TopicPartitionToBatchCoordinatorMappingRecord")(topic_id=BAR, partition=0, coordinator_partition=7),
+        M("TopicPartitionToBatchCoordinatorMapping")(partition_index=0, topic_id=BAR, batch_coordinator_partition_index=7),
     ]  # fmt: skip
 
 

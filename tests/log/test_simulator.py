@@ -167,7 +167,7 @@ def test_every_record_kind_is_there(clean_read):
                  "EndTransactionRecord", "RegisterControllerRecord", "RegisterBrokerRecord",
                  "BrokerRegistrationChangeRecord", "TopicRecord", "PartitionRecord", "PartitionChangeRecord",
                  "RemoveTopicRecord", "ConfigRecord", "ProducerIdsRecord", "NoOpRecord",
-                 "TopicPartitionToBatchCoordinatorMappingRecord"):  # fmt: skip
+                 "TopicPartitionToBatchCoordinatorMapping"):  # fmt: skip
         assert types[name] > 0, name
     assert types["NoOpRecord"] < 0.7 * len(clean_read[0])
 
@@ -280,11 +280,11 @@ def test_topics_partitions_and_diskless(clean_read):
             assert m.resource_name in names
             if m.name == "diskless.enable":
                 diskless.add(names[m.resource_name])
-        elif e.type == "TopicPartitionToBatchCoordinatorMappingRecord":
+        elif e.type == "TopicPartitionToBatchCoordinatorMapping":
             assert m.topic_id in diskless and m.topic_id in live
-            assert 0 <= m.partition < live[m.topic_id]["partitions"]
+            assert 0 <= m.partition_index < live[m.topic_id]["partitions"]
             coordinator_partitions = live[names["__diskless-metadata"]]["partitions"]
-            assert 0 <= m.coordinator_partition < coordinator_partitions
+            assert 0 <= m.batch_coordinator_partition_index < coordinator_partitions
     assert "__consumer_offsets" in names and live[names["__consumer_offsets"]]["partitions"] == 50
     assert removed and diskless and coordinator_partitions
     assert recreated > 0

@@ -59,8 +59,8 @@ def config(topic_name: str, key: str, value):
 
 
 def mapping(topic_id: Uuid, index: int, coordinator: int):
-    return M("TopicPartitionToBatchCoordinatorMappingRecord")(topic_id=topic_id, partition=index,
-                                                              coordinator_partition=coordinator), 0  # fmt: skip
+    return M("TopicPartitionToBatchCoordinatorMapping")(partition_index=index, topic_id=topic_id,
+                                                        batch_coordinator_partition_index=coordinator), 0  # fmt: skip
 
 
 def producer_ids(broker: int, epoch: int, next_id: int):

@@ -87,8 +87,8 @@ EVENT_FIELDS = {
     "remove_topic_record": {"topic_id": "topicId"},
     "partition_record": {"topic_id": "topicId", "partition": "partitionId"},
     "partition_change_record": {"topic_id": "topicId", "partition": "partitionId"},
-    "topic_partition_to_batch_coordinator_mapping_record": {"topic_id": "topicId", "partition": "partition",
-                                                            "coordinator": "coordinatorPartition"},
+    "topic_partition_to_batch_coordinator_mapping": {"topic_id": "topicId", "partition": "partitionIndex",
+                                                     "coordinator": "batchCoordinatorPartitionIndex"},
     "config_record": {"name": "resourceName", "config_value": "value"},
 }  # fmt: skip
 EVENT_TYPES = {
@@ -352,10 +352,10 @@ def brokers(inp: AuditInput) -> DataFrame:
 
 def diskless(inp: AuditInput) -> DataFrame:
     audit = "diskless"
-    is_map = F.col("type") == "topic_partition_to_batch_coordinator_mapping_record"
+    is_map = F.col("type") == "topic_partition_to_batch_coordinator_mapping"
     events = inp.events.where(F.col("type").isin(
         "topic_record", "remove_topic_record", "partition_record", "config_record",
-        "topic_partition_to_batch_coordinator_mapping_record",
+        "topic_partition_to_batch_coordinator_mapping",
     ))  # fmt: skip
 
     # per topic id: the incarnation a record belongs to (its TopicRecord), live or removed
@@ -452,7 +452,7 @@ def diskless(inp: AuditInput) -> DataFrame:
     diskless_topics = live_topics.join(final_flag, ["cluster", "name"]).join(end, "cluster").where(
         F.col("created_ts") < F.col("end_ts") - UNMAPPED_GRACE_MS
     ).select("cluster", "topic_id", F.col("name").alias("topic_name"), "created")
-    members = events.where(F.col("type").isin("partition_record", "topic_partition_to_batch_coordinator_mapping_record")).join(
+    members = events.where(F.col("type").isin("partition_record", "topic_partition_to_batch_coordinator_mapping")).join(
         diskless_topics, ["cluster", "topic_id"]
     ).where(F.col("seq") > F.col("created"))
     mapped = members.where(is_map).select("cluster", "topic_id", "partition").distinct()
