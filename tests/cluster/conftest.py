@@ -1,0 +1,69 @@
+"""Real Kafka clusters for the tests, started once per session from Kafka's published jars:
+the newest 4.x release as one controller and two brokers (separate processes), and a single
+combined node of the 3.9 line for the versions Kafka 4.0 removed.
+
+They skip naming the missing piece when Java or Kafka's jars are absent, and fail instead under
+KAFKA_META_PROTO_REQUIRE_KAFKA=1. Node logs stay in pytest's temporary directory; a failing test's
+report names it."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "tools"))
+import kafka_cluster  # noqa: E402
+import kafka_oracle  # noqa: E402
+
+NEWEST, OLDEST = kafka_oracle.releases()[-1], kafka_oracle.releases()[0]
+STARTED: list[kafka_cluster.KafkaCluster] = []
+
+
+def _start(tmp_path_factory, release: str, combined: bool) -> kafka_cluster.KafkaCluster:
+    reason = kafka_oracle.missing(release)
+    if reason:
+        if kafka_oracle.required():
+            pytest.fail(f"Kafka {release} is required ({kafka_oracle.REQUIRE_ENV}=1) but {reason}")
+        pytest.skip(f"Kafka {release} cannot run here: {reason}")
+    workdir = tmp_path_factory.mktemp(f"kafka-{release}")
+    # Small segments and snapshot thresholds, so a short test session rolls and snapshots the log.
+    settings = {"metadata.log.segment.bytes": str(8 << 20), "metadata.log.max.record.bytes.between.snapshots": "20000"}
+    cluster = kafka_cluster.KafkaCluster(release, workdir, combined=combined, settings=settings)
+    STARTED.append(cluster)
+    cluster.start()
+    return cluster
+
+
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory):
+    """Kafka NEWEST: controller 1, brokers 2 and 3."""
+    running = _start(tmp_path_factory, NEWEST, combined=False)
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="session")
+def old_cluster(tmp_path_factory):
+    """Kafka OLDEST (3.9 line): node 1, controller and broker at once."""
+    running = _start(tmp_path_factory, OLDEST, combined=True)
+    yield running
+    running.stop()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and STARTED:
+        report.sections.append(("Kafka logs", "\n".join(f"Kafka {c.release}: {c.workdir}" for c in STARTED)))
+
+
+def pytest_terminal_summary(terminalreporter):
+    for c in STARTED:
+        if c.startup_seconds:
+            terminalreporter.write_line(
+                f"Kafka {c.release} cluster ({len(c.nodes)} node(s)) started in {c.startup_seconds:.1f} s; logs in {c.workdir}"
+            )
