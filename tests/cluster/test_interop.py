@@ -225,8 +225,9 @@ def test_old_line_speaks_the_removed_versions(old_cluster):
         assert send(conn, ApiVersionsRequest(), 0).body.error_code == 0
         topic = CreateTopicsRequest.CreatableTopic(name="old", num_partitions=1, replication_factor=1)
         assert send(conn, CreateTopicsRequest(topics=[topic], timeout_ms=30000), 0).body.topics[0].error_code == 0
-        metadata = send(conn, MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="old")]), 0).body
-        assert metadata.topics[0].name == "old" and metadata.topics[0].error_code == 0
+        by_name = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="old")])
+        topic = until_settled(lambda: send(conn, by_name, 0).body.topics[0], lambda t: t.error_code)
+        assert topic.name == "old" and topic.error_code == 0
         batch = RecordBatch.create([Record(value=b"old")], base_timestamp=5)
         partition = ProduceRequest.PartitionProduceData(index=0, records=batch.encode())
         request = ProduceRequest(acks=-1, timeout_ms=30000, transactional_id=None,

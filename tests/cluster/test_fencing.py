@@ -1,0 +1,45 @@
+"""The KRaft controller's broker life cycle on a live cluster: a broker stopped hard is fenced
+when its heartbeats stop; started again it registers with a new epoch and is unfenced. Then the
+whole story is read back from the controller's metadata log with our own reader."""
+
+from __future__ import annotations
+
+import pytest
+
+from cluster.helpers import copy_metadata_log, listed_brokers, log_files, wait_for
+from kafka_meta_proto import dump
+
+pytestmark = pytest.mark.cluster
+
+VICTIM = 3
+
+
+def test_fenced_then_registered_again(cluster, tmp_path):
+    assert wait_for(lambda: listed_brokers(cluster, 2) >= {2, 3}, "both brokers listed")
+    cluster.stop_node(VICTIM, hard=True)
+    wait_for(lambda: VICTIM not in listed_brokers(cluster, 2), f"broker {VICTIM} fenced", timeout=60)
+    cluster.start_node(VICTIM)
+    wait_for(lambda: VICTIM in listed_brokers(cluster, 2), f"broker {VICTIM} back", timeout=90)
+
+    # The metadata log tells the same story, in order.
+    events = []
+    for path in log_files(copy_metadata_log(cluster, tmp_path)):
+        if path.suffix != ".log":
+            continue
+        for obj in dump.iter_json_records(str(path)):
+            data = obj.get("data") or {}
+            if data.get("brokerId", data.get("id")) != VICTIM:  # Fence/UnfenceBrokerRecord say "id"
+                continue
+            kind = obj["type"]
+            if kind == "REGISTER_BROKER_RECORD":
+                events.append(("registered", data["brokerEpoch"]))
+            elif kind == "FENCE_BROKER_RECORD" or (kind == "BROKER_REGISTRATION_CHANGE_RECORD" and data.get("fenced") == 1):
+                events.append(("fenced", data["epoch"] if "epoch" in data else data["brokerEpoch"]))
+            elif kind == "UNFENCE_BROKER_RECORD" or (kind == "BROKER_REGISTRATION_CHANGE_RECORD" and data.get("fenced") == -1):
+                events.append(("unfenced", data["epoch"] if "epoch" in data else data["brokerEpoch"]))
+    registrations = [epoch for kind, epoch in events if kind == "registered"]
+    assert len(registrations) >= 2 and registrations[-1] > registrations[0], events
+    first, again = events.index(("registered", registrations[0])), events.index(("registered", registrations[-1]))
+    assert ("unfenced", registrations[0]) in events[first:again], events  # served before the kill
+    assert ("fenced", registrations[0]) in events[first:again], events  # fenced when it stopped
+    assert ("unfenced", registrations[-1]) in events[again:], events  # unfenced when it came back
