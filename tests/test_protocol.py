@@ -103,21 +103,20 @@ def test_api_versions_response_header_is_always_v0():
     assert frame == H("0000000c" "00000005" "0000" "01" "00000000" "00")
 
 
-def test_controlled_shutdown_v0_uses_request_header_v0_without_its_class():
-    # ControlledShutdown (api key 7) is not shipped; the v0 rule needs no class.
-    with pytest.raises(KeyError):
-        REGISTRY.request_class(7)
+def test_controlled_shutdown_v0_uses_request_header_v0():
+    # ControlledShutdown (api key 7, from Kafka 3.9): v0 alone uses request header v0.
+    assert REGISTRY.request_class(7).NAME == "ControlledShutdownRequest"
     assert protocol.request_header_version(7, 0) == 0
-    # Any other version needs the class to know whether it is flexible.
-    with pytest.raises(UnsupportedVersionError):
-        protocol.request_header_version(7, 1)
+    assert protocol.request_header_version(7, 1) == 1
+    assert protocol.request_header_version(7, 3) == 2  # flexible from v3
+    assert protocol.response_header_version(7, 0) == 0
+    assert protocol.response_header_version(7, 3) == 1
 
 
-@pytest.mark.parametrize("key", [-1, 7, 75, 1000, 32767])
+@pytest.mark.parametrize("key", [-1, 100, 1000, 32767])
 def test_unknown_api_key_in_header_version_rules(key):
-    if key != 7:
-        with pytest.raises(UnsupportedVersionError):
-            protocol.request_header_version(key, 0)
+    with pytest.raises(UnsupportedVersionError):
+        protocol.request_header_version(key, 0)
     with pytest.raises(UnsupportedVersionError):
         protocol.response_header_version(key, 0)
 
@@ -426,19 +425,19 @@ def _raw_request(api_key, api_version, body=b""):
     return protocol.frame(struct.pack(">hh", api_key, api_version) + H("00000001 0000") + body)
 
 
-@pytest.mark.parametrize("api_key", [7, 75, 1000, -1, 32767])
+@pytest.mark.parametrize("api_key", [100, 1000, -1, 32767])
 def test_decode_request_unknown_api_key(api_key):
     with pytest.raises(UnsupportedVersionError):
         protocol.decode_request(_raw_request(api_key, 0))
 
 
-@pytest.mark.parametrize("api_key,api_version", [(18, 5), (18, 1698), (18, -1), (3, 13), (63, 2)])
+@pytest.mark.parametrize("api_key,api_version", [(18, 5), (18, 1698), (18, -1), (3, 14), (63, 3)])
 def test_decode_request_unsupported_version(api_key, api_version):
     with pytest.raises(UnsupportedVersionError):
         protocol.decode_request(_raw_request(api_key, api_version))
 
 
-@pytest.mark.parametrize("api_key", [7, 75, 1000])
+@pytest.mark.parametrize("api_key", [100, 1000, 32767])
 def test_decode_response_unknown_api_key(api_key):
     with pytest.raises(UnsupportedVersionError):
         protocol.decode_response(H("00000004 00000001"), api_key, 0)
