@@ -28,6 +28,9 @@ class Wire:
     fmt: str = ""  # struct format of a fixed field or fixed array element
     width: int = 0
     ref: str = ""  # the nested struct's per-version function suffix (e.g. "Topic_v3")
+    # A tagged field: a nullable struct there starts with an unsigned varint, 0 for null (Kafka's
+    # generator), where an untagged one starts with the byte -1 for null.
+    tagged: bool = False
 
     @property
     def attr(self) -> str:
@@ -111,7 +114,7 @@ def wire(f: FieldSpec, version: int, flexible: bool, tagged: bool, refs: dict) -
         compact = version in f.flexible_versions
     else:
         compact = flexible
-    w = Wire(f, kind="", compact=compact, nullable=f.nullable(version))
+    w = Wire(f, kind="", compact=compact, nullable=f.nullable(version), tagged=tagged)
     if t.is_array:
         w.kind = "array"
         e = t.element.name
@@ -220,7 +223,7 @@ def _share_identical(name: str, svs: list[StructVersion], refs: dict) -> None:
 
 def _layout_key(sv: StructVersion) -> tuple:
     def one(w: Wire) -> tuple:
-        return (w.spec.name, w.kind, w.compact, w.nullable, w.elem, w.fmt, w.ref, w.spec.tag, w.zero_copy)
+        return (w.spec.name, w.kind, w.compact, w.nullable, w.elem, w.fmt, w.ref, w.spec.tag, w.zero_copy, w.tagged)
 
     steps = tuple(tuple(one(w) for w in s.fields) if isinstance(s, Run) else one(s) for s in sv.steps)
     return (sv.flexible, steps, tuple(one(w) for w in sv.tagged), tuple(f.name for f in sv.absent))

@@ -464,3 +464,21 @@ def test_request_and_response_accessors():
         protocol.encode_response(message_class("MetadataResponse")(), 9, 78), 3, 9
     )
     assert resp.correlation_id == 78 and resp.header == ResponseHeader(correlation_id=78)
+
+
+# -- A nullable struct in a tagged field ------------------------------------------------------------
+
+
+def test_tagged_nullable_struct_marks_null_with_varint_zero():
+    # Kafka's generator writes a tagged nullable struct as tag, size, then an unsigned varint:
+    # 0 for null, 1 before the struct (an untagged one uses the byte -1 for null). Bytes checked
+    # against kafka-group-coordinator 4.3.1's ConsumerGroupMemberMetadataValue.
+    cls = message_class("ConsumerGroupMemberMetadataValue")
+    head = H("01 01 01 01 01 01 ffffffff 01")  # v0 with every field at its default
+    null = cls(classic_member_metadata=None)
+    assert null.encode(0) == head + H("01 00 01 00")
+    assert cls.decode(head + H("01 00 01 00"), 0) == null
+    present = cls(classic_member_metadata=cls.ClassicMemberMetadata(session_timeout_ms=5))
+    assert present.encode(0) == head + H("01 00 07 01 00000005 01 00")
+    assert cls.decode(present.encode(0), 0) == present
+    assert cls().encode(0) == head + H("00")  # the default (an empty struct) is not written
