@@ -482,3 +482,39 @@ def test_tagged_nullable_struct_marks_null_with_varint_zero():
     assert present.encode(0) == head + H("01 00 07 01 00000005 01 00")
     assert cls.decode(present.encode(0), 0) == present
     assert cls().encode(0) == head + H("00")  # the default (an empty struct) is not written
+
+
+# -- Every api key through the frame codec --------------------------------------------------------
+
+
+def kafka_request_header_version(api_key: int, version: int) -> int:
+    if api_key == 7 and version == 0:
+        return 0
+    return 2 if REGISTRY.request_class(api_key).is_flexible(version) else 1
+
+
+def kafka_response_header_version(api_key: int, version: int) -> int:
+    if api_key == 18:
+        return 0
+    return 1 if REGISTRY.request_class(api_key).is_flexible(version) else 0
+
+
+@pytest.mark.parametrize("api_key", REGISTRY.api_keys())
+def test_every_api_key_dispatches_at_every_version(api_key):
+    request_cls, response_cls = REGISTRY.request_class(api_key), REGISTRY.response_class(api_key)
+    assert list(request_cls.versions()) == list(response_cls.versions())
+    for version in request_cls.versions():
+        hv = kafka_request_header_version(api_key, version)
+        assert protocol.request_header_version(api_key, version) == hv
+        frame = protocol.encode_request(request_cls(), version, correlation_id=9, client_id="c")
+        request = protocol.decode_request(frame)
+        assert (request.api_key, request.api_version, request.correlation_id) == (api_key, version, 9)
+        assert request.body == request_cls() and len(request.header.encode(hv)) + 4 + len(
+            request_cls().encode(version)
+        ) == len(frame)
+        rhv = kafka_response_header_version(api_key, version)
+        assert protocol.response_header_version(api_key, version) == rhv
+        frame = protocol.encode_response(response_cls(), version, correlation_id=9)
+        response = protocol.decode_response(frame, api_key, version)
+        assert response.correlation_id == 9 and response.body == response_cls()
+        assert len(frame) == 4 + (5 if rhv == 1 else 4) + len(response_cls().encode(version))
