@@ -518,3 +518,21 @@ def test_every_api_key_dispatches_at_every_version(api_key):
         response = protocol.decode_response(frame, api_key, version)
         assert response.correlation_id == 9 and response.body == response_cls()
         assert len(frame) == 4 + (5 if rhv == 1 else 4) + len(response_cls().encode(version))
+
+
+def test_record_key_spaces():
+    # KRaft, remote-log metadata and each coordinator number their records from 0 on their own.
+    assert REGISTRY.record_class(0).NAME == "RegisterBrokerRecord"
+    assert REGISTRY.record_class(0, "storage").NAME == "RemoteLogSegmentMetadataRecord"
+    pairs = {
+        ("group-coordinator", 0): ("LegacyOffsetCommitKey", "LegacyOffsetCommitValue"),
+        ("group-coordinator", 3): ("ConsumerGroupMetadataKey", "ConsumerGroupMetadataValue"),
+        ("group-coordinator", 9): ("ShareGroupPartitionMetadataKey", "ShareGroupPartitionMetadataValue"),
+        ("transaction-coordinator", 0): ("TransactionLogKey", "TransactionLogValue"),
+        ("share-coordinator", 1): ("ShareUpdateKey", "ShareUpdateValue"),
+    }
+    for (scope, record_type), names in pairs.items():
+        assert tuple(c.NAME for c in REGISTRY.coordinator_classes(scope, record_type)) == names
+    assert 28 in REGISTRY.record_types() and REGISTRY.record_class(28).NAME == "ClearElrRecord"
+    with pytest.raises(KeyError, match="no share-coordinator coordinator-key record type 7"):
+        REGISTRY.coordinator_classes("share-coordinator", 7)
