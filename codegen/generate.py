@@ -17,6 +17,8 @@ from .spec import MessageSpec, load_tree
 
 
 CODEGEN_DIR = Path(__file__).resolve().parent
+# Modules of codegen/ that never touch the generated text: editing them must not re-render it all.
+NOT_GENERATOR = ("compat.py", "refresh.py", "__main__.py")
 FINGERPRINT = "# fingerprint: "
 # The package that also gets _spark_schemas.py (Spark SQL schemas of its messages).
 SPARK_SCHEMAS_PACKAGE = "kafka_meta_proto.messages"
@@ -31,7 +33,8 @@ def _render_one(args) -> tuple[str, str]:
 def generator_digest() -> str:
     """Everything besides the schema that decides the output: generator code, templates, black."""
     h = hashlib.sha256(black.__version__.encode())
-    for path in sorted(CODEGEN_DIR.glob("*.py")) + sorted((CODEGEN_DIR / "templates").glob("*.j2")):
+    modules = [p for p in sorted(CODEGEN_DIR.glob("*.py")) if p.name not in NOT_GENERATOR]
+    for path in modules + sorted((CODEGEN_DIR / "templates").glob("*.j2")):
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 
@@ -70,7 +73,7 @@ def generate(
     # A schema whose validVersions are "none" marks a removed message: like Kafka, emit no class.
     specs: list[MessageSpec] = [s for s in load_tree(schema_dirs) if not s.valid_versions.empty]
     # Refuse duplicate names and keys before writing anything.
-    Registry(package, [(s.name, module_name(s), s.type, s.api_key) for s in specs])
+    Registry(package, [(s.name, module_name(s), s.type, s.api_key, s.scope) for s in specs])
     sources = {s.name: _display_path(Path(s.file), relative_to) for s in specs}
     digest = generator_digest()
     inputs = {s.name: _inputs(digest, package, sources[s.name], Path(s.file).read_bytes()) for s in specs}

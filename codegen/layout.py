@@ -24,11 +24,13 @@ class Wire:
     kind: str  # fixed | string | bytes | array | struct
     compact: bool
     nullable: bool
-    tagged: bool = False  # in the tagged-field section, where a struct's null marker is a uvarint
     elem: str = ""  # for arrays: fixed | uuid | string | bytes | struct
     fmt: str = ""  # struct format of a fixed field or fixed array element
     width: int = 0
     ref: str = ""  # the nested struct's per-version function suffix (e.g. "Topic_v3")
+    # A tagged field: a nullable struct there starts with an unsigned varint, 0 for null (Kafka's
+    # generator), where an untagged one starts with the byte -1 for null.
+    tagged: bool = False
 
     @property
     def attr(self) -> str:
@@ -226,7 +228,7 @@ def _share_identical(name: str, svs: list[StructVersion], refs: dict) -> None:
 
 def _layout_key(sv: StructVersion) -> tuple:
     def one(w: Wire) -> tuple:
-        return (w.spec.name, w.kind, w.compact, w.nullable, w.elem, w.fmt, w.ref, w.spec.tag, w.zero_copy)
+        return (w.spec.name, w.kind, w.compact, w.nullable, w.elem, w.fmt, w.ref, w.spec.tag, w.zero_copy, w.tagged)
 
     steps = tuple(tuple(one(w) for w in s.fields) if isinstance(s, Run) else one(s) for s in sv.steps)
     tagged = tuple(one(w) for w in sv.tagged)

@@ -18,8 +18,12 @@ from pathlib import Path
 from . import jsonc
 from .versions import MAX_VERSION, NONE, Versions
 
-# coordinator-key and coordinator-value: the records of the coordinators' internal topics (Kafka 4).
 MESSAGE_TYPES = ("request", "response", "header", "metadata", "data", "coordinator-key", "coordinator-value")
+# Types whose apiKey names them: an api key, a metadata record type or a coordinator record type.
+KEYED_TYPES = ("request", "response", "metadata", "coordinator-key", "coordinator-value")
+# Record key spaces besides KRaft's. Kafka numbers the records of each of these from 0 again, so a
+# schema in a folder of this name is keyed within that folder's space, not against KRaft records.
+KEY_SCOPES = ("storage", "group-coordinator", "transaction-coordinator", "share-coordinator")
 LISTENERS = ("zkBroker", "broker", "controller")
 
 # Fixed-width types: struct format character and size in bytes.
@@ -171,6 +175,7 @@ class MessageSpec:
     struct: StructSpec
     structs: dict[str, StructSpec] = field(default_factory=dict)  # every struct, parents first
     file: str = ""
+    scope: str = ""  # the key space of the apiKey: "" (Kafka's RPCs and KRaft) or one of KEY_SCOPES
 
     def flexible(self, version: int) -> bool:
         return version in self.flexible_versions
@@ -242,7 +247,7 @@ class _Reader:
                 api_key = int(api_key)
             if not isinstance(api_key, int) or isinstance(api_key, bool) or not 0 <= api_key <= 0x7FFF:
                 self.error("", "invalid apiKey", f"apiKey {obj.get('apiKey')!r} must be an int16 >= 0")
-        elif mtype in ("request", "response", "metadata", "coordinator-key", "coordinator-value"):
+        elif mtype in KEYED_TYPES:
             self.error("", "missing apiKey", f"a {mtype} schema needs an apiKey")
         if "validVersions" not in obj:
             self.error("", "missing validVersions", "every message needs validVersions")
@@ -430,9 +435,9 @@ class _Reader:
             py_name=snake_case(name), json_name=json_name(name),
         )  # fmt: skip
         raw_default = obj.get("default", "")
-        if raw_default is None:  # Kafka reads a JSON null default as no default at all
-            raw_default = ""
-        elif isinstance(raw_default, bool):
+        if raw_default is None:
+            raw_default = ""  # Kafka reads a JSON null default as no default
+        if isinstance(raw_default, bool):
             raw_default = "true" if raw_default else "false"
         elif isinstance(raw_default, (int, float)):
             raw_default = str(raw_default)
@@ -542,7 +547,9 @@ def load_message(path) -> MessageSpec:
         obj = jsonc.load(Path(path))
     except ValueError as e:
         raise SchemaError(path, "", "invalid JSON", str(e)) from None
-    return reader.message(obj)
+    spec = reader.message(obj)
+    spec.scope = key_scope(path)
+    return spec
 
 
 def schema_files(dirs) -> list[Path]:
@@ -554,10 +561,16 @@ def schema_files(dirs) -> list[Path]:
     return files
 
 
+def key_scope(path) -> str:
+    """The key space of a schema file: its folder's name when that is one of KEY_SCOPES, else ""."""
+    parent = Path(path).parent.name
+    return parent if parent in KEY_SCOPES else ""
+
+
 def load_tree(dirs) -> list[MessageSpec]:
     """Read every schema under the directories; message names must be unique."""
     specs: dict[str, MessageSpec] = {}
-    keys: dict[tuple[str, int], MessageSpec] = {}
+    keys: dict[tuple[str, str, int], MessageSpec] = {}
     modules: dict[str, MessageSpec] = {}
     for path in schema_files(dirs):
         spec = load_message(path)
@@ -566,19 +579,19 @@ def load_tree(dirs) -> list[MessageSpec]:
         module = snake_case(spec.name)
         if module in modules:
             raise SchemaError(path, "", "duplicate module name", f"{spec.name} and {modules[module].name} ({modules[module].file}) both become {module}.py")
-        if spec.type in ("request", "response", "metadata") and spec.api_key is not None:
-            other = keys.get((spec.type, spec.api_key))
-            if other is not None and spec.type == "metadata":
+        if spec.type in KEYED_TYPES and spec.api_key is not None:
+            other = keys.get((spec.type, spec.scope, spec.api_key))
+            if other is not None and spec.type != "request" and spec.type != "response":
                 raise SchemaError(path, "", "duplicate record type",
                                   f"record type {spec.api_key} of {spec.name} is already used by {other.name} in {other.file}")  # fmt: skip
             if other is not None:
                 raise SchemaError(path, "", "duplicate api key",
                                   f"{spec.type} api key {spec.api_key} of {spec.name} is already used by {other.name} in {other.file}")  # fmt: skip
-            keys[(spec.type, spec.api_key)] = spec
+            keys[(spec.type, spec.scope, spec.api_key)] = spec
         specs[spec.name] = spec
         modules[module] = spec
     return sorted(specs.values(), key=lambda s: s.name)
 
 
-__all__ = ["FieldSpec", "FieldType", "MessageSpec", "SchemaError", "StructSpec", "Versions",
+__all__ = ["KEY_SCOPES", "KEYED_TYPES", "key_scope", "FieldSpec", "FieldType", "MessageSpec", "SchemaError", "StructSpec", "Versions",
            "load_message", "load_tree", "schema_files", "MAX_VERSION"]  # fmt: skip

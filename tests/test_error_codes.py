@@ -134,3 +134,45 @@ def test_coordinator_key_type() -> None:
         ("SHARE", 2),
         ("BATCH", 3),
     ]
+
+
+ERRORS_PROGRAM = """
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.protocol.Errors;
+public class ListErrors {
+    public static void main(String[] args) {
+        for (Errors e : Errors.values())
+            System.out.println(e.code() + " " + e.name() + " " + (e.exception() instanceof RetriableException));
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("release", ["4.3.1"])
+def test_every_code_of_kafka_clients_errors(release, tmp_path) -> None:
+    """Every member of kafka-clients' own Errors enum is here with the same name and retriability
+    (our enum may hold newer codes too). Compiles a five-line program against Kafka's jars."""
+    import shutil
+    import subprocess
+
+    from codegen.refresh import _oracle
+
+    oracle = _oracle()
+    if shutil.which("javac") is None or not (oracle.CACHE / release / "classpath.txt").exists():
+        reason = f"javac or Kafka {release}'s jars are missing (bash tools/setup.sh)"
+        if oracle.required():
+            pytest.fail(reason)
+        pytest.skip(reason)
+    classpath = ":".join(map(str, oracle.jars(release)))
+    (tmp_path / "ListErrors.java").write_text(ERRORS_PROGRAM)
+    subprocess.run(["javac", "-cp", classpath, "-d", str(tmp_path), str(tmp_path / "ListErrors.java")], check=True)
+    run = subprocess.run(
+        ["java", "-cp", f"{tmp_path}:{classpath}", "ListErrors"], check=True, capture_output=True, text=True
+    )
+    theirs = {}
+    for line in run.stdout.splitlines():
+        code, name, retriable = line.split()
+        theirs[int(code)] = (name, retriable == "true")
+    assert len(theirs) > 130
+    ours = {m.code: (m.name, m.retriable) for m in ErrorCode}
+    assert {code: ours.get(code) for code in theirs} == theirs

@@ -103,21 +103,20 @@ def test_api_versions_response_header_is_always_v0():
     assert frame == H("0000000c" "00000005" "0000" "01" "00000000" "00")
 
 
-def test_controlled_shutdown_v0_uses_request_header_v0_without_its_class():
-    # ControlledShutdown (api key 7) is not shipped; the v0 rule needs no class.
-    with pytest.raises(KeyError):
-        REGISTRY.request_class(7)
+def test_controlled_shutdown_v0_uses_request_header_v0():
+    # ControlledShutdown (api key 7, from Kafka 3.9): v0 alone uses request header v0.
+    assert REGISTRY.request_class(7).NAME == "ControlledShutdownRequest"
     assert protocol.request_header_version(7, 0) == 0
-    # Any other version needs the class to know whether it is flexible.
-    with pytest.raises(UnsupportedVersionError):
-        protocol.request_header_version(7, 1)
+    assert protocol.request_header_version(7, 1) == 1
+    assert protocol.request_header_version(7, 3) == 2  # flexible from v3
+    assert protocol.response_header_version(7, 0) == 0
+    assert protocol.response_header_version(7, 3) == 1
 
 
-@pytest.mark.parametrize("key", [-1, 7, 75, 1000, 32767])
+@pytest.mark.parametrize("key", [-1, 100, 1000, 32767])
 def test_unknown_api_key_in_header_version_rules(key):
-    if key != 7:
-        with pytest.raises(UnsupportedVersionError):
-            protocol.request_header_version(key, 0)
+    with pytest.raises(UnsupportedVersionError):
+        protocol.request_header_version(key, 0)
     with pytest.raises(UnsupportedVersionError):
         protocol.response_header_version(key, 0)
 
@@ -426,19 +425,19 @@ def _raw_request(api_key, api_version, body=b""):
     return protocol.frame(struct.pack(">hh", api_key, api_version) + H("00000001 0000") + body)
 
 
-@pytest.mark.parametrize("api_key", [7, 75, 1000, -1, 32767])
+@pytest.mark.parametrize("api_key", [100, 1000, -1, 32767])
 def test_decode_request_unknown_api_key(api_key):
     with pytest.raises(UnsupportedVersionError):
         protocol.decode_request(_raw_request(api_key, 0))
 
 
-@pytest.mark.parametrize("api_key,api_version", [(18, 5), (18, 1698), (18, -1), (3, 13), (63, 2)])
+@pytest.mark.parametrize("api_key,api_version", [(18, 5), (18, 1698), (18, -1), (3, 14), (63, 3)])
 def test_decode_request_unsupported_version(api_key, api_version):
     with pytest.raises(UnsupportedVersionError):
         protocol.decode_request(_raw_request(api_key, api_version))
 
 
-@pytest.mark.parametrize("api_key", [7, 75, 1000])
+@pytest.mark.parametrize("api_key", [100, 1000, 32767])
 def test_decode_response_unknown_api_key(api_key):
     with pytest.raises(UnsupportedVersionError):
         protocol.decode_response(H("00000004 00000001"), api_key, 0)
@@ -465,3 +464,75 @@ def test_request_and_response_accessors():
         protocol.encode_response(message_class("MetadataResponse")(), 9, 78), 3, 9
     )
     assert resp.correlation_id == 78 and resp.header == ResponseHeader(correlation_id=78)
+
+
+# -- A nullable struct in a tagged field ------------------------------------------------------------
+
+
+def test_tagged_nullable_struct_marks_null_with_varint_zero():
+    # Kafka's generator writes a tagged nullable struct as tag, size, then an unsigned varint:
+    # 0 for null, 1 before the struct (an untagged one uses the byte -1 for null). Bytes checked
+    # against kafka-group-coordinator 4.3.1's ConsumerGroupMemberMetadataValue.
+    cls = message_class("ConsumerGroupMemberMetadataValue")
+    head = H("01 01 01 01 01 01 ffffffff 01")  # v0 with every field at its default
+    null = cls(classic_member_metadata=None)
+    assert null.encode(0) == head + H("01 00 01 00")
+    assert cls.decode(head + H("01 00 01 00"), 0) == null
+    present = cls(classic_member_metadata=cls.ClassicMemberMetadata(session_timeout_ms=5))
+    assert present.encode(0) == head + H("01 00 07 01 00000005 01 00")
+    assert cls.decode(present.encode(0), 0) == present
+    assert cls().encode(0) == head + H("00")  # the default (an empty struct) is not written
+
+
+# -- Every api key through the frame codec --------------------------------------------------------
+
+
+def kafka_request_header_version(api_key: int, version: int) -> int:
+    if api_key == 7 and version == 0:
+        return 0
+    return 2 if REGISTRY.request_class(api_key).is_flexible(version) else 1
+
+
+def kafka_response_header_version(api_key: int, version: int) -> int:
+    if api_key == 18:
+        return 0
+    return 1 if REGISTRY.request_class(api_key).is_flexible(version) else 0
+
+
+@pytest.mark.parametrize("api_key", REGISTRY.api_keys())
+def test_every_api_key_dispatches_at_every_version(api_key):
+    request_cls, response_cls = REGISTRY.request_class(api_key), REGISTRY.response_class(api_key)
+    assert list(request_cls.versions()) == list(response_cls.versions())
+    for version in request_cls.versions():
+        hv = kafka_request_header_version(api_key, version)
+        assert protocol.request_header_version(api_key, version) == hv
+        frame = protocol.encode_request(request_cls(), version, correlation_id=9, client_id="c")
+        request = protocol.decode_request(frame)
+        assert (request.api_key, request.api_version, request.correlation_id) == (api_key, version, 9)
+        assert request.body == request_cls() and len(request.header.encode(hv)) + 4 + len(
+            request_cls().encode(version)
+        ) == len(frame)
+        rhv = kafka_response_header_version(api_key, version)
+        assert protocol.response_header_version(api_key, version) == rhv
+        frame = protocol.encode_response(response_cls(), version, correlation_id=9)
+        response = protocol.decode_response(frame, api_key, version)
+        assert response.correlation_id == 9 and response.body == response_cls()
+        assert len(frame) == 4 + (5 if rhv == 1 else 4) + len(response_cls().encode(version))
+
+
+def test_record_key_spaces():
+    # KRaft, remote-log metadata and each coordinator number their records from 0 on their own.
+    assert REGISTRY.record_class(0).NAME == "RegisterBrokerRecord"
+    assert REGISTRY.record_class(0, "storage").NAME == "RemoteLogSegmentMetadataRecord"
+    pairs = {
+        ("group-coordinator", 0): ("LegacyOffsetCommitKey", "LegacyOffsetCommitValue"),
+        ("group-coordinator", 3): ("ConsumerGroupMetadataKey", "ConsumerGroupMetadataValue"),
+        ("group-coordinator", 9): ("ShareGroupPartitionMetadataKey", "ShareGroupPartitionMetadataValue"),
+        ("transaction-coordinator", 0): ("TransactionLogKey", "TransactionLogValue"),
+        ("share-coordinator", 1): ("ShareUpdateKey", "ShareUpdateValue"),
+    }
+    for (scope, record_type), names in pairs.items():
+        assert tuple(c.NAME for c in REGISTRY.coordinator_classes(scope, record_type)) == names
+    assert 28 in REGISTRY.record_types() and REGISTRY.record_class(28).NAME == "ClearElrRecord"
+    with pytest.raises(KeyError, match="no share-coordinator coordinator-key record type 7"):
+        REGISTRY.coordinator_classes("share-coordinator", 7)

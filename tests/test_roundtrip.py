@@ -1,4 +1,7 @@
-"""Property tests over every message and every version, with the strategies we ship."""
+"""Property tests over every message and every version, with the strategies we ship.
+
+The default run takes every message at its lowest and highest version and at its first flexible
+one (where the encoding changes most); the other versions run under ``-m slow``."""
 
 from __future__ import annotations
 
@@ -8,8 +11,16 @@ from hypothesis import HealthCheck, given, settings
 from kafka_meta_proto import REGISTRY, message_class
 from kafka_meta_proto.strategies import messages
 
+def sampled_versions(cls) -> set[int]:
+    versions = list(cls.versions())
+    flexible = [v for v in versions if cls.is_flexible(v)]
+    return {versions[0], versions[-1], *flexible[:1]}
+
+
 CASES = [
-    pytest.param(name, v, id=f"{name}-v{v}")
+    pytest.param(
+        name, v, id=f"{name}-v{v}", marks=() if v in sampled_versions(message_class(name)) else pytest.mark.slow
+    )
     for name in REGISTRY.names()
     for v in message_class(name).versions()
 ]

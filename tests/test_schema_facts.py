@@ -1,13 +1,13 @@
-"""Check schemas/kafka/*.json against Apache Kafka's own JSON message schemas.
+"""Check schemas/kafka/ against the JSON schemas inside Apache Kafka's own jars.
 
-Every project schema must carry exactly the wire facts of the Kafka schema with the same
-"name" (versions, types, tags, defaults, field order, ...); only the prose may differ.
-The "about" texts must be our own words, so they are also compared against Kafka's.
+Every version a file speaks must carry exactly the wire facts of the Kafka release that defines it
+(the newest release line that has the version; see docs/schema-sources.md): fields, order, types,
+nullability, tags, defaults and flexibility, compared version by version after the merge that
+``python -m codegen.refresh`` performs. Only the prose may differ: the ``about`` texts must be our
+own words, so they are also compared against Kafka's.
 
-Reference trees (read-only, outside the repo):
-  <repo>/../shared/kafka-reference/schemas/3.9/{message,metadata}/   Kafka 3.9.0
-  <repo>/../shared/kafka-reference/schemas/trunk/{message,metadata}/ Kafka 4.0 snapshot
-LeaderAndIsr, StopReplica and UpdateMetadata follow the 3.9 tree; everything else trunk.
+The jars come from ``kafka/RELEASE/pom.xml`` through ``bash tools/setup.sh``; without them these
+tests skip and say so (under KAFKA_META_PROTO_REQUIRE_KAFKA=1 they fail instead).
 """
 
 from __future__ import annotations
@@ -19,23 +19,12 @@ from pathlib import Path
 
 import pytest
 
+from codegen import refresh
 from codegen.jsonc import strip_comments
-from conftest import without_about
+from codegen.versions import Versions
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA_DIR = REPO / "schemas" / "kafka"
-REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "kafka-reference"
-REF_SCHEMAS = REFERENCE / "schemas"
-
-# Schemas taken from Kafka 3.9.0: the ZooKeeper-era controller RPCs removed in 4.0.
-FROM_39 = {
-    "LeaderAndIsrRequest",
-    "LeaderAndIsrResponse",
-    "StopReplicaRequest",
-    "StopReplicaResponse",
-    "UpdateMetadataRequest",
-    "UpdateMetadataResponse",
-}
 
 # An "about" identical to Kafka's is tolerated only when Kafka's text is this short
 # (e.g. "The port."), and only a few times over the whole folder.
@@ -43,77 +32,59 @@ SHORT_WORDS = 3
 MAX_SHORT_MATCHES = 5
 
 
-# --------------------------------------------------------------------------- loader
-
-
 def load_jsonc(path: Path):
     return json.loads(strip_comments(path.read_text(encoding="utf-8")))
-
-
-def abouts(node, path=()):
-    """Map JSON path -> "about" text, for every object that has one."""
-    found = {}
-    if isinstance(node, dict):
-        if isinstance(node.get("about"), str):
-            found[path] = node["about"]
-        for k, v in node.items():
-            if k != "about":
-                found.update(abouts(v, path + (k,)))
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            found.update(abouts(v, path + (i,)))
-    return found
 
 
 def normalize(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().rstrip(".").strip().lower()
 
 
-def readable(doc, path) -> str:
-    """Turn a JSON path into e.g. 'fields/Topics/fields/Name' using field names."""
-    parts, node = [], doc
-    for step in path:
-        node = node[step]
-        if isinstance(step, int):
-            parts.append(str(node.get("name", step)) if isinstance(node, dict) else str(step))
-        else:
-            parts.append(step)
-    return "/".join(parts)
-
-
-# --------------------------------------------------------------------------- reference index
+def project_schemas() -> list[Path]:
+    return sorted(SCHEMA_DIR.rglob("*.json"))
 
 
 @functools.lru_cache(maxsize=None)
-def reference_index(tree: str) -> dict[str, Path]:
-    """Schema "name" -> file, for one reference tree (message/ and metadata/)."""
-    index: dict[str, Path] = {}
-    for sub in ("message", "metadata"):
-        for path in sorted((REF_SCHEMAS / tree / sub).glob("*.json")):
-            name = load_jsonc(path)["name"]
-            assert name not in index, f"{name} appears twice in the {tree} tree"
-            index[name] = path
-    return index
+def kafka_releases() -> dict[str, dict[str, dict]]:
+    """release -> {schema name: schema} for every release line under kafka/, newest first."""
+    oracle = refresh._oracle()
+    releases = oracle.releases()
+    absent = [r for r in releases if not (oracle.CACHE / r / "classpath.txt").exists()]
+    if not releases or absent:
+        why = f"Kafka's jars are not fetched for {', '.join(absent) or 'any release'}: run bash tools/setup.sh"
+        if oracle.required():
+            pytest.fail(why)
+        pytest.skip(why)
+    out = {}
+    for release in reversed(releases):
+        out[release] = {name: schema for name, (_, schema) in refresh.release_schemas(release).items()}
+    return out
 
 
-def reference_for(name: str) -> Path:
-    tree = "3.9" if name in FROM_39 else "trunk"
-    index = reference_index(tree)
-    if name not in index:
-        pytest.fail(f"no Kafka {tree} schema has name {name!r} (message/ or metadata/)")
-    return index[name]
+def kafka_names(name: str) -> list[str]:
+    return [name] + [old for old, new in refresh.RENAMED.items() if new == name]
 
 
-def project_schemas() -> list[Path]:
-    return sorted(SCHEMA_DIR.glob("*.json"))
+def defining_schema(name: str, version: int, ours: dict):
+    """(release, Kafka schema, the version in Kafka's numbering) for one of our versions."""
+    for release, schemas in kafka_releases().items():
+        for kname in kafka_names(name):
+            theirs = schemas.get(kname)
+            if theirs is None:
+                continue
+            if ours["type"].startswith("coordinator-") and theirs["type"] == "data":
+                # 3.9 wrote the record type as the key's version (docs/schema-sources.md).
+                kv = ours["apiKey"] if ours["type"] == "coordinator-key" else version
+                if kv in refresh.defined_versions(theirs):
+                    return release, theirs, kv
+            elif version in refresh.defined_versions(theirs):
+                return release, theirs, version
+    return None, None, None
 
 
-def needs_reference():
-    if not REF_SCHEMAS.is_dir():
-        pytest.skip(f"Kafka reference schemas not available at {REF_SCHEMAS}")
-
-
-# --------------------------------------------------------------------------- tests
+# Versions we speak beyond every Kafka release, each documented: the diskless batch-coordinator
+# design adds FindCoordinator v7 (key type BATCH = 3) with the layout of v6 (docs/diskless.md).
+OUR_OWN_VERSIONS = {"FindCoordinatorRequest": {7: 6}, "FindCoordinatorResponse": {7: 6}}
 
 
 def test_loader_strips_comments_outside_strings():
@@ -134,55 +105,73 @@ def test_schema_folder_is_not_empty():
     assert project_schemas(), f"no schema files in {SCHEMA_DIR}"
 
 
-# Deliberate differences from Kafka, each documented: the diskless batch-coordinator design adds
-# FindCoordinator v7 (key type BATCH = 3) with an unchanged layout (docs/diskless.md).
-DELIBERATE_DIFFERENCES = {
-    "FindCoordinatorRequest": {"validVersions": ("0-6", "0-7")},
-    "FindCoordinatorResponse": {"validVersions": ("0-6", "0-7")},
-}
-
-
 @pytest.mark.parametrize("path", project_schemas(), ids=lambda p: p.stem)
 def test_wire_facts_match_kafka(path: Path):
-    needs_reference()
     ours = load_jsonc(path)
     assert ours.get("name") == path.stem, "file name must equal the schema's name"
-    ref_path = reference_for(ours["name"])
-    theirs = load_jsonc(ref_path)
-    for key, (kafka_value, our_value) in DELIBERATE_DIFFERENCES.get(ours["name"], {}).items():
-        assert (theirs[key], ours[key]) == (kafka_value, our_value), f"{key}: documented difference changed"
-        theirs[key] = our_value
-    assert without_about(ours) == without_about(theirs), (
-        f"{path.name} differs from {ref_path.relative_to(REF_SCHEMAS)} in something other than 'about'"
-    )
+    valid = Versions.parse(ours["validVersions"])
+    newest = None
+    for v in range(valid.lowest, valid.highest + 1):
+        as_kafka = OUR_OWN_VERSIONS.get(ours["name"], {}).get(v, v)
+        release, theirs, kv = defining_schema(ours["name"], as_kafka, ours)
+        assert theirs is not None, f"no Kafka release defines {ours['name']} v{v}"
+        newest = newest or theirs
+        assert refresh.project(ours, as_kafka) == refresh.project(theirs, kv), (
+            f"{ours['name']} v{v} differs from Kafka {release}'s"
+        )
+    for release, schemas in kafka_releases().items():
+        theirs = next((schemas[n] for n in kafka_names(ours["name"]) if n in schemas), None)
+        if theirs is not None and theirs["type"] == ours["type"]:
+            assert ours.get("apiKey") == theirs.get("apiKey"), f"apiKey differs from Kafka {release}'s"
+            break
+
+
+def test_every_kafka_schema_is_shipped():
+    ours = {load_jsonc(p)["name"]: load_jsonc(p) for p in project_schemas()}
+    for release, schemas in kafka_releases().items():
+        for name, theirs in schemas.items():
+            name = refresh.RENAMED.get(name, name)
+            if name == "OffsetCommitKey" and theirs["type"] == "data":
+                continue  # 3.9's key of record types 0 and 1: LegacyOffsetCommitKey and OffsetCommitKey
+            assert name in ours, f"Kafka {release}'s {name} has no schema here"
+            missing = [
+                v
+                for v in range(refresh.defined_versions(theirs).lowest, refresh.defined_versions(theirs).highest + 1)
+                if theirs["type"] != "data" or not ours[name]["type"].startswith("coordinator-")
+                if v not in Versions.parse(ours[name]["validVersions"])
+            ]
+            assert not missing, f"Kafka {release}'s {name} versions {missing} are not spoken here"
+
+
+def _their_abouts(name: str) -> dict[tuple, str]:
+    found = {}
+    for schemas in kafka_releases().values():
+        for kname in kafka_names(name):
+            if kname in schemas:
+                found.update(refresh.descriptions(schemas[kname]))
+    return found
 
 
 @pytest.mark.parametrize("path", project_schemas(), ids=lambda p: p.stem)
 def test_descriptions_are_our_own(path: Path):
-    needs_reference()
     text = path.read_text(encoding="utf-8")
     assert "Licensed to the Apache Software Foundation" not in text, "Kafka's license header was copied"
     ours = load_jsonc(path)
-    theirs = load_jsonc(reference_for(ours["name"]))
-    our_abouts, their_abouts = abouts(ours), abouts(theirs)
+    theirs = _their_abouts(ours["name"])
     copied = [
-        readable(ours, p)
-        for p, t in our_abouts.items()
-        if p in their_abouts
-        and normalize(t) == normalize(their_abouts[p])
-        and len(normalize(t).split()) > SHORT_WORDS
+        "/".join(p)
+        for p, t in refresh.descriptions(ours).items()
+        if p in theirs and normalize(t) == normalize(theirs[p]) and len(normalize(t).split()) > SHORT_WORDS
     ]
     assert not copied, f"'about' texts identical to Kafka's: {copied}"
 
 
 def test_few_short_descriptions_equal_kafka():
-    needs_reference()
     matches = []
     for path in project_schemas():
         ours = load_jsonc(path)
-        theirs = load_jsonc(reference_for(ours["name"]))
-        their_abouts = abouts(theirs)
-        for p, t in abouts(ours).items():
-            if p in their_abouts and normalize(t) == normalize(their_abouts[p]):
-                matches.append(f"{path.stem}:{readable(ours, p)}")
+        theirs = _their_abouts(ours["name"])
+        for p, t in refresh.descriptions(ours).items():
+            if p in theirs and normalize(t) == normalize(theirs[p]):
+                matches.append(f"{path.stem}:{'/'.join(p)}")
     assert len(matches) <= MAX_SHORT_MATCHES, f"too many 'about' texts equal to Kafka's: {matches}"

@@ -18,8 +18,10 @@ metadata records one by one with the meaning Kafka's ``MetadataDelta`` gives the
 - ``ProducerIdsRecord``: the newest one wins;
 - ACLs by id, client quotas by entity, SCRAM credentials by (mechanism, user), delegation tokens
   by token id, the ZooKeeper migration state;
-- ``TopicPartitionToBatchCoordinatorMapping`` (record type 29) maps a diskless partition to the
-  partition of ``__diskless-metadata`` that coordinates its batches (dropped with the topic);
+- ``ClearElrRecord`` empties the eligible (and last known eligible) leader replicas of one topic's
+  partitions, or of all topics when its topic name is empty;
+- ``TopicPartitionToBatchCoordinatorMapping`` (record type 29) maps a diskless partition to the partition of
+  ``__diskless-metadata`` that coordinates its batches (dropped with the topic);
 - ``NoOpRecord`` only moves the offset; ``BeginTransactionRecord`` / ``EndTransactionRecord``
   bracket a metadata transaction and ``AbortTransactionRecord`` rolls the image back to where the
   transaction began, as Kafka's metadata loader does.
@@ -113,6 +115,7 @@ class BrokerRegistration:
     in_controlled_shutdown: bool = False
     is_migrating_zk_broker: bool = False
     directories: list[Uuid] = field(default_factory=list)
+    cordoned_directories: list[Uuid] = field(default_factory=list)  # no new partitions placed there
 
 
 @dataclass
@@ -478,6 +481,7 @@ class MetadataImage:
             in_controlled_shutdown=r.in_controlled_shutdown,
             is_migrating_zk_broker=r.is_migrating_zk_broker,
             directories=list(r.log_dirs),
+            cordoned_directories=list(r.cordoned_log_dirs or []),
         )
 
     def _on_UnregisterBrokerRecord(self, r) -> None:
@@ -511,6 +515,8 @@ class MetadataImage:
             broker.in_controlled_shutdown = True
         if r.log_dirs:
             broker.directories = list(r.log_dirs)
+        if r.cordoned_log_dirs is not None:  # null (the default) leaves the cordoned set alone
+            broker.cordoned_directories = list(r.cordoned_log_dirs)
 
     def _on_RegisterControllerRecord(self, r) -> None:
         self.controllers[r.controller_id] = ControllerRegistration(
@@ -555,6 +561,20 @@ class MetadataImage:
                 f"cannot change partition {r.partition_id} of topic {topic.name}: it does not exist"
             )
         topic.partitions[r.partition_id] = partition.merge(r)
+
+    def _on_ClearElrRecord(self, r) -> None:
+        # Empty the eligible and last-known-eligible leader replicas of one topic's partitions, or
+        # of every topic's when TopicName is empty (written when the ELR feature is turned off).
+        if r.topic_name:
+            topics = [t for t in self.topics.values() if t.name == r.topic_name]
+            if not topics:
+                raise ReplayError(f"cannot clear the ELRs of topic {r.topic_name}: it does not exist")
+        else:
+            topics = list(self.topics.values())
+        for topic in topics:
+            for partition in topic.partitions.values():
+                partition.elr = []
+                partition.last_known_elr = []
 
     def _on_TopicPartitionToBatchCoordinatorMapping(self, r) -> None:
         self.diskless.setdefault(r.topic_id, {})[r.partition_index] = r.batch_coordinator_partition_index

@@ -1,15 +1,18 @@
 """Name and key lookups over a set of generated message modules.
 
 A registry refuses two messages with the same name, two requests (or responses) with the same
-api key and two metadata records with the same record type, so a schema tree that reuses a key
-fails loudly when it is generated and again when it is loaded.
+api key and two records with the same record type in one key space, so a schema tree that reuses a
+key fails loudly when it is generated and again when it is loaded. Key spaces: "" holds Kafka's
+RPCs and the KRaft metadata records; the records of the remote-log metadata topic ("storage") and
+of each coordinator's internal topic ("group-coordinator", "transaction-coordinator",
+"share-coordinator") are numbered from 0 again in spaces of their own.
 """
 
 from __future__ import annotations
 
 import importlib
 
-KEYED_TYPES = ("request", "response", "metadata")
+KEYED_TYPES = ("request", "response", "metadata", "coordinator-key", "coordinator-value")
 
 
 class DuplicateKeyError(ValueError):
@@ -18,21 +21,22 @@ class DuplicateKeyError(ValueError):
 
 class Registry:
     def __init__(self, package: str, entries):
-        """``entries``: (message name, module name, message type, api key or None)."""
+        """``entries``: (message name, module name, message type, api key or None[, key space])."""
         self.package = package
         self._modules: dict[str, str] = {}
-        self._keys: dict[tuple[str, int], str] = {}
+        self._keys: dict[tuple[str, str, int], str] = {}
         self._types: dict[str, str] = {}
         self._classes: dict[str, type] = {}
-        for name, module, mtype, api_key in entries:
+        for name, module, mtype, api_key, *scope in entries:
+            scope = scope[0] if scope else ""
             if name in self._modules:
                 raise DuplicateKeyError(f"message name {name} is defined twice")
             self._modules[name] = module
             self._types[name] = mtype
             if mtype in KEYED_TYPES and api_key is not None:
-                key = (mtype, api_key)
+                key = (mtype, scope, api_key)
                 if key in self._keys:
-                    what = "record type" if mtype == "metadata" else f"{mtype} api key"
+                    what = f"{mtype} api key" if mtype in ("request", "response") else "record type"
                     raise DuplicateKeyError(f"{what} {api_key} is claimed by both {self._keys[key]} and {name}")
                 self._keys[key] = name
 
@@ -53,10 +57,10 @@ class Registry:
             self._classes[name] = cls
         return cls
 
-    def _keyed(self, mtype: str, key: int) -> type:
-        name = self._keys.get((mtype, key))
+    def _keyed(self, mtype: str, key: int, scope: str = "") -> type:
+        name = self._keys.get((mtype, scope, key))
         if name is None:
-            what = "metadata record type" if mtype == "metadata" else f"{mtype} for api key"
+            what = f"{mtype} for api key" if mtype in ("request", "response") else f"{scope} {mtype} record type".strip()
             raise KeyError(f"no {what} {key} in {self.package}")
         return self.message_class(name)
 
@@ -66,11 +70,17 @@ class Registry:
     def response_class(self, api_key: int) -> type:
         return self._keyed("response", api_key)
 
-    def record_class(self, record_type: int) -> type:
-        return self._keyed("metadata", record_type)
+    def record_class(self, record_type: int, scope: str = "") -> type:
+        """A KRaft metadata record (or, with scope="storage", a remote-log metadata record)."""
+        return self._keyed("metadata", record_type, scope)
+
+    def coordinator_classes(self, scope: str, record_type: int) -> tuple[type, type]:
+        """The key and value classes of a coordinator record type in ``scope`` (e.g.
+        "group-coordinator"): the type is the int16 that starts the record's key."""
+        return self._keyed("coordinator-key", record_type, scope), self._keyed("coordinator-value", record_type, scope)
 
     def api_keys(self) -> list[int]:
-        return sorted(k for (t, k) in self._keys if t == "request")
+        return sorted(k for (t, _, k) in self._keys if t == "request")
 
     def record_types(self) -> list[int]:
-        return sorted(k for (t, k) in self._keys if t == "metadata")
+        return sorted(k for (t, scope, k) in self._keys if t == "metadata" and not scope)

@@ -114,6 +114,7 @@ def image_tree(image: MetadataImage) -> Tree:
             "isMigratingZkBroker": _text(b.is_migrating_zk_broker),
             "rack": _text(b.rack),
             "logDirs": _text(b.directories),
+            "cordonedLogDirs": _text(b.cordoned_directories),
             "endpoints": _endpoints(b.listeners),
             "features": _supported(b.supported_features),
         }

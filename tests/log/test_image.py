@@ -532,3 +532,29 @@ def test_log_dir_without_snapshot_and_with_a_gap_is_noted(tmp_path):
 def test_missing_log_dir(tmp_path):
     with pytest.raises(FileNotFoundError):
         MetadataImage.from_log_dir(tmp_path / "nope")
+
+
+def test_clear_elr_of_one_topic_or_of_all():
+    with_elr = dict(eligible_leader_replicas=[2], last_known_elr=[3])
+    image = image_of(
+        topic("foo", FOO), partition(0, **with_elr), partition(1, **with_elr),
+        topic("bar", BAR), partition(0, BAR, **with_elr),
+        M("ClearElrRecord")(topic_name="foo"),
+    )  # fmt: skip
+    foo, bar = image.topics[FOO].partitions, image.topics[BAR].partitions
+    assert [(p.elr, p.last_known_elr) for p in foo.values()] == [([], [])] * 2
+    assert (bar[0].elr, bar[0].last_known_elr) == ([2], [3])
+    image.apply(M("ClearElrRecord")(topic_name=""))
+    assert (image.topics[BAR].partitions[0].elr, image.topics[BAR].partitions[0].last_known_elr) == ([], [])
+    with pytest.raises(ReplayError, match="cannot clear the ELRs of topic baz"):
+        image.apply(M("ClearElrRecord")(topic_name="baz"))
+
+
+def test_cordoned_log_dirs_from_registration_and_change():
+    change_record = M("BrokerRegistrationChangeRecord")
+    image = image_of(register_broker(1, 10, log_dirs=[DIR_A, DIR_B], cordoned_log_dirs=[DIR_B]))
+    assert image.brokers[1].cordoned_directories == [DIR_B]
+    image.apply(change_record(broker_id=1, broker_epoch=10))  # null: no change
+    assert image.brokers[1].cordoned_directories == [DIR_B]
+    image.apply(change_record(broker_id=1, broker_epoch=10, cordoned_log_dirs=[]))
+    assert image.brokers[1].cordoned_directories == []
