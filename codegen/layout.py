@@ -94,8 +94,6 @@ class StructVersion:
     steps: list = field(default_factory=list)  # Run | Wire
     tagged: list[Wire] = field(default_factory=list)
     absent: list[FieldSpec] = field(default_factory=list)
-    # Tags the struct gives fields of other versions: Kafka refuses them here, not skips them.
-    foreign_tags: list[int] = field(default_factory=list)
     suffix: str = ""  # shared function suffix after de-duplication, e.g. "Topic_v3"
 
     @property
@@ -164,9 +162,6 @@ def struct_version(s: StructSpec, version: int, flexible: bool, refs: dict) -> S
     if run:
         sv.steps.append(Run(run))
     sv.tagged.sort(key=lambda w: w.spec.tag)
-    if flexible:
-        here = {w.spec.tag for w in sv.tagged}
-        sv.foreign_tags = sorted({f.tag for f in s.fields if f.tag is not None} - here)
     return sv
 
 
@@ -232,7 +227,7 @@ def _layout_key(sv: StructVersion) -> tuple:
 
     steps = tuple(tuple(one(w) for w in s.fields) if isinstance(s, Run) else one(s) for s in sv.steps)
     tagged = tuple(one(w) for w in sv.tagged)
-    return (sv.flexible, steps, tagged, tuple(sv.foreign_tags), tuple(f.name for f in sv.absent))
+    return (sv.flexible, steps, tagged, tuple(f.name for f in sv.absent))
 
 
 def is_zero_copy(f: FieldSpec) -> bool:
