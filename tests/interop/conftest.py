@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, need_kafka
 
 sys.path.insert(0, str(ROOT / "tools"))
 import kafka_oracle  # noqa: E402
@@ -26,11 +26,7 @@ class Oracles:
 
     def get(self, release: str) -> kafka_oracle.Oracle:
         if release not in self._running:
-            reason = kafka_oracle.missing(release)
-            if reason:
-                if kafka_oracle.required():
-                    pytest.fail(f"Kafka {release} is required ({kafka_oracle.REQUIRE_ENV}=1) but {reason}")
-                pytest.skip(f"Kafka {release} cannot run here: {reason}")
+            need_kafka(release)
             self._running[release] = kafka_oracle.Oracle(release)
         return self._running[release]
 

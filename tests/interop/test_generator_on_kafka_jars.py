@@ -32,7 +32,7 @@ def _judge(oracles, release, tmp_path, keep) -> None:
             cls = package.message_class(name)
             versions = differential.common_versions(cls, theirs.get(name))
             assert versions, f"{name} generated from Kafka {release}'s jar but unknown to its serializer"
-            outcome = differential.check_message(kafka, cls, versions, drawn=1)
+            outcome = differential.check_message(kafka, cls, versions, drawn=1, shipped=False)
             judged += 1
             failures += [f"{name} {f}" for f in outcome.failures]
     assert judged >= 10, f"only {judged} schemas were judged"
