@@ -354,7 +354,7 @@ def test_schema_tree_refuses_a_second_claimant(tmp_path, name, mtype, key, rule,
 
 def test_registry_refuses_a_second_claimant():
     entries = [
-        (name, "m", REGISTRY.message_type(name), message_class(name).API_KEY)
+        (name, "m", REGISTRY.message_type(name), message_class(name).API_KEY, REGISTRY.key_space(name))
         for name in REGISTRY.names()
     ]
     Registry("pkg", entries)  # the shipped set is consistent

@@ -26,6 +26,7 @@ class Registry:
         self._modules: dict[str, str] = {}
         self._keys: dict[tuple[str, str, int], str] = {}
         self._types: dict[str, str] = {}
+        self._spaces: dict[str, str] = {}
         self._classes: dict[str, type] = {}
         for name, module, mtype, api_key, *scope in entries:
             scope = scope[0] if scope else ""
@@ -33,6 +34,7 @@ class Registry:
                 raise DuplicateKeyError(f"message name {name} is defined twice")
             self._modules[name] = module
             self._types[name] = mtype
+            self._spaces[name] = scope
             if mtype in KEYED_TYPES and api_key is not None:
                 key = (mtype, scope, api_key)
                 if key in self._keys:
@@ -45,6 +47,10 @@ class Registry:
 
     def message_type(self, name: str) -> str:
         return self._types[name]
+
+    def key_space(self, name: str) -> str:
+        """The key space of a message's api key or record type ("" for RPCs and KRaft records)."""
+        return self._spaces[name]
 
     def message_class(self, name: str) -> type:
         """The class for a schema name (``FetchRequest``, ``TopicRecord``...)."""
