@@ -21,6 +21,18 @@ def reference(*parts: str) -> Path:
     return path
 
 
+def need_kafka(release: str) -> None:
+    """Skip, naming the missing piece, when Kafka ``release`` cannot run here; fail instead under
+    KAFKA_META_PROTO_REQUIRE_KAFKA=1 (CI)."""
+    import kafka_oracle  # tools/, put on the path by the tests that run Kafka
+
+    reason = kafka_oracle.missing(release)
+    if reason:
+        if kafka_oracle.required():
+            pytest.fail(f"Kafka {release} is required ({kafka_oracle.REQUIRE_ENV}=1) but {reason}")
+        pytest.skip(f"Kafka {release} cannot run here: {reason}")
+
+
 def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
 

@@ -1,4 +1,4 @@
-"""Real Kafka clusters for the tests, started once per session from Kafka's published jars:
+"""Real Kafka clusters for the tests, started once for this folder from Kafka's published jars:
 the newest 4.x release as one controller and two brokers (separate processes), and a single
 combined node of the 3.9 line for the versions Kafka 4.0 removed.
 
@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, need_kafka
 
 sys.path.insert(0, str(ROOT / "tools"))
 import kafka_cluster  # noqa: E402
@@ -23,11 +23,7 @@ STARTED: list[kafka_cluster.KafkaCluster] = []
 
 
 def _start(tmp_path_factory, release: str, combined: bool) -> kafka_cluster.KafkaCluster:
-    reason = kafka_oracle.missing(release)
-    if reason:
-        if kafka_oracle.required():
-            pytest.fail(f"Kafka {release} is required ({kafka_oracle.REQUIRE_ENV}=1) but {reason}")
-        pytest.skip(f"Kafka {release} cannot run here: {reason}")
+    need_kafka(release)
     workdir = tmp_path_factory.mktemp(f"kafka-{release}")
     # Small segments and snapshot thresholds, so a short test session rolls and snapshots the log.
     settings = {"metadata.log.segment.bytes": str(8 << 20), "metadata.log.max.record.bytes.between.snapshots": "20000"}
@@ -37,7 +33,8 @@ def _start(tmp_path_factory, release: str, combined: bool) -> kafka_cluster.Kafk
     return cluster
 
 
-@pytest.fixture(scope="session")
+# Package scope: the clusters stop when the tests of this folder are done, not at the session's end.
+@pytest.fixture(scope="package")
 def cluster(tmp_path_factory):
     """Kafka NEWEST: controller 1, brokers 2 and 3."""
     running = _start(tmp_path_factory, NEWEST, combined=False)
@@ -45,7 +42,7 @@ def cluster(tmp_path_factory):
     running.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def old_cluster(tmp_path_factory):
     """Kafka OLDEST (3.9 line): node 1, controller and broker at once."""
     running = _start(tmp_path_factory, OLDEST, combined=True)
