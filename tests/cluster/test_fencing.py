@@ -7,19 +7,33 @@ from __future__ import annotations
 import pytest
 
 from cluster.helpers import copy_metadata_log, listed_brokers, log_files, wait_for
-from kafka_meta_proto import dump
+from kafka_client import KafkaConnection
+from kafka_meta_proto import dump, message_class
+
+DescribeClusterRequest = message_class("DescribeClusterRequest")
 
 pytestmark = pytest.mark.cluster
 
 VICTIM = 3
 
 
+def fenced_flags(cluster) -> dict[int, bool]:
+    """Broker id -> fenced, as DescribeCluster v2 (fenced brokers included) reports them."""
+    with KafkaConnection("127.0.0.1", cluster.node(2).port) as conn:
+        body = conn.send(DescribeClusterRequest(include_fenced_brokers=True), 2).body
+    assert body.error_code == 0 and body.cluster_id == cluster.cluster_id
+    return {b.broker_id: b.is_fenced for b in body.brokers}
+
+
 def test_fenced_then_registered_again(cluster, tmp_path):
     assert wait_for(lambda: listed_brokers(cluster, 2) >= {2, 3}, "both brokers listed")
+    assert fenced_flags(cluster) == {2: False, 3: False}
     cluster.stop_node(VICTIM, hard=True)
     wait_for(lambda: VICTIM not in listed_brokers(cluster, 2), f"broker {VICTIM} fenced", timeout=60)
+    assert fenced_flags(cluster) == {2: False, 3: True}
     cluster.start_node(VICTIM)
     wait_for(lambda: VICTIM in listed_brokers(cluster, 2), f"broker {VICTIM} back", timeout=90)
+    assert fenced_flags(cluster) == {2: False, 3: False}
 
     # The metadata log tells the same story, in order.
     events = []
