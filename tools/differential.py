@@ -65,7 +65,11 @@ def _primitive(type_name: str, shape: str):
     if type_name in ("bytes", "records"):
         return {"low": b"", "high": LONG_BYTES, "nulls": b"\x00"}[shape]
     if type_name == "uuid":
-        return {"low": Uuid(b"\x00" * 15 + b"\x01"), "high": Uuid(b"\xff" * 16), "nulls": Uuid(b"\x80" * 16)}[shape]
+        return {
+            "low": Uuid(b"\x00" * 15 + b"\x01"),
+            "high": Uuid(b"\xff" * 16),
+            "nulls": Uuid(b"\x80" * 16),
+        }[shape]
     raise ValueError(f"unknown primitive type {type_name}")
 
 
@@ -89,8 +93,14 @@ def _struct_value(cls, version: int, flexible: bool, shape: str):
         else:
             kwargs[f.name] = element()
     if flexible and shape == "high":
-        first = max((f.tag for f in cls._FIELDS if f.tag is not None), default=-1) + UNKNOWN_TAGS_AFTER
-        kwargs["unknown_tagged_fields"] = ((first, b""), (first + 1, b"\x01\x02"), (first + 300, LONG_BYTES[:130]))
+        first = (
+            max((f.tag for f in cls._FIELDS if f.tag is not None), default=-1) + UNKNOWN_TAGS_AFTER
+        )
+        kwargs["unknown_tagged_fields"] = (
+            (first, b""),
+            (first + 1, b"\x01\x02"),
+            (first + 300, LONG_BYTES[:130]),
+        )
     return cls(**kwargs)
 
 
@@ -141,7 +151,9 @@ def same_json(a, b) -> bool:
         if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
             return False
         a, b = float(a), float(b)
-        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+        return (math.isnan(a) and math.isnan(b)) or (
+            a == b and math.copysign(1, a) == math.copysign(1, b)
+        )
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
@@ -156,7 +168,13 @@ def canonical(value):
         tags = out.get("_unknownTaggedFields")
         if isinstance(tags, list):
             out["_unknownTaggedFields"] = sorted(
-                ({"tag": t["tag"], "data": base64.b64encode(base64.b64decode(t["data"])).decode()} for t in tags),
+                (
+                    {
+                        "tag": t["tag"],
+                        "data": base64.b64encode(base64.b64decode(t["data"])).decode(),
+                    }
+                    for t in tags
+                ),
                 key=lambda t: t["tag"],
             )
         return out
@@ -196,16 +214,23 @@ class Outcome:
 
     name: str
     versions: list[int] = field(default_factory=list)
-    skipped: list[int] = field(default_factory=list)  # versions the release defines in another layout
+    skipped: list[int] = field(
+        default_factory=list
+    )  # versions the release defines in another layout
     passed: int = 0
     failures: list[str] = field(default_factory=list)
 
 
 def compare(
-    kafka: kafka_oracle.Oracle, cls, version: int, examples: dict[str, object], renames: dict[str, str] | None = None
+    kafka: kafka_oracle.Oracle,
+    cls,
+    version: int,
+    examples: dict[str, object],
+    renames: dict[str, str] | None = None,
 ) -> list[str]:
     """Run the three checks over ``examples`` (label -> message); return one line per failure.
-    ``renames`` maps our JSON field names to the release's where it names the same fields otherwise."""
+    ``renames`` maps our JSON field names to the release's where it names the same fields otherwise.
+    """
     renames = renames or {}
     back_names = {theirs: ours for ours, theirs in renames.items()}
     name = cls.NAME
@@ -220,7 +245,9 @@ def compare(
     requests = []
     for label in labels:
         body, data = ours[label]
-        requests.append({"op": "encode", "name": name, "version": version, "data": renamed_keys(data, renames)})
+        requests.append(
+            {"op": "encode", "name": name, "version": version, "data": renamed_keys(data, renames)}
+        )
         requests.append({"op": "decode", "name": name, "version": version, "hex": body.hex()})
     answers = kafka.call_many(requests)
     for i, label in enumerate(labels):
@@ -233,7 +260,9 @@ def compare(
         else:
             theirs = bytes.fromhex(encoded["hex"])
             if theirs != body:
-                failures.append(f"{where}: bytes differ: ours {body.hex()[:120]} Kafka {theirs.hex()[:120]}")
+                failures.append(
+                    f"{where}: bytes differ: ours {body.hex()[:120]} Kafka {theirs.hex()[:120]}"
+                )
             # 3. Our reading of Kafka's bytes.
             try:
                 back = cls.decode(theirs, version)
@@ -241,7 +270,9 @@ def compare(
                 if not same_json(canonical(back_json), canonical(data)) or (
                     not _has_nan(data) and back != examples[label]
                 ):
-                    failures.append(f"{where}: our decoding of Kafka's bytes differs from the example")
+                    failures.append(
+                        f"{where}: our decoding of Kafka's bytes differs from the example"
+                    )
             except Exception as e:
                 failures.append(f"{where}: we cannot decode Kafka's bytes: {type(e).__name__}: {e}")
         # 2. Kafka's reading of our bytes.
@@ -252,7 +283,9 @@ def compare(
         if decoded["consumed"] != len(body):
             failures.append(f"{where}: Kafka read {decoded['consumed']} of our {len(body)} bytes")
         if not same_json(canonical(data), canonical(decoded["data"])):
-            failures.append(f"{where}: Kafka reads other values: {first_difference(data, decoded['data'])}")
+            failures.append(
+                f"{where}: Kafka reads other values: {first_difference(data, decoded['data'])}"
+            )
         if decoded["reencoded"] != body.hex():
             failures.append(f"{where}: Kafka writes back other bytes: {decoded['reencoded'][:120]}")
     return failures
@@ -363,7 +396,9 @@ def shipped_package():
     return importlib.import_module(SHIPPED)
 
 
-def packages_from_jars(release: str, out: Path, keep: Callable[[str], bool] = lambda name: True) -> list:
+def packages_from_jars(
+    release: str, out: Path, keep: Callable[[str], bool] = lambda name: True
+) -> list:
     """Generate one package per Kafka jar from the schemas inside it (those whose name ``keep``
     accepts), and import them. Each jar is its own namespace: the remote-storage records reuse the
     metadata records' type numbers."""
@@ -387,9 +422,13 @@ def packages_from_jars(release: str, out: Path, keep: Callable[[str], bool] = la
     return [importlib.import_module(p) for p in packages]
 
 
-def run(release: str, packages: list, drawn: int, only: set[str] | None, emit: Callable[[str], None]) -> tuple[int, int]:
+def run(
+    release: str, packages: list, drawn: int, only: set[str] | None, emit: Callable[[str], None]
+) -> tuple[int, int]:
     passed = failed = 0
-    classes = sorted(((name, p) for p in packages for name in p.REGISTRY.names()), key=lambda t: t[0])
+    classes = sorted(
+        ((name, p) for p in packages for name in p.REGISTRY.names()), key=lambda t: t[0]
+    )
     with kafka_oracle.Oracle(release) as kafka:
         theirs = kafka.messages()
         for name, package in classes:
@@ -400,13 +439,21 @@ def run(release: str, packages: list, drawn: int, only: set[str] | None, emit: C
             if not versions:
                 emit(f"{name:<52} Kafka {release}: not defined there, nothing to compare")
                 continue
-            outcome = check_message(kafka, cls, versions, drawn, shipped=package.__name__ == SHIPPED)
+            outcome = check_message(
+                kafka, cls, versions, drawn, shipped=package.__name__ == SHIPPED
+            )
             fails = len({f.split(":")[0] for f in outcome.failures})
             passed += outcome.passed
             failed += fails
             span = f"v{versions[0]}-{versions[-1]}" if len(versions) > 1 else f"v{versions[0]}"
-            other = f" (v{', v'.join(map(str, outcome.skipped))}: another layout in {release})" if outcome.skipped else ""
-            emit(f"{name:<52} Kafka {release} {span:<8} {outcome.passed} passed, {fails} failed{other}")
+            other = (
+                f" (v{', v'.join(map(str, outcome.skipped))}: another layout in {release})"
+                if outcome.skipped
+                else ""
+            )
+            emit(
+                f"{name:<52} Kafka {release} {span:<8} {outcome.passed} passed, {fails} failed{other}"
+            )
             for failure in outcome.failures[:10]:
                 emit(f"    {failure}")
     return passed, failed
@@ -414,10 +461,16 @@ def run(release: str, packages: list, drawn: int, only: set[str] | None, emit: C
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--examples", type=int, default=5, help="hypothesis examples per message and version")
-    parser.add_argument("--kafka", action="append", choices=kafka_oracle.releases(), help="release line(s)")
+    parser.add_argument(
+        "--examples", type=int, default=5, help="hypothesis examples per message and version"
+    )
+    parser.add_argument(
+        "--kafka", action="append", choices=kafka_oracle.releases(), help="release line(s)"
+    )
     parser.add_argument("--only", nargs="+", metavar="NAME", help="only these messages")
-    parser.add_argument("--from-jars", action="store_true", help="judge a package generated from the jars' schemas")
+    parser.add_argument(
+        "--from-jars", action="store_true", help="judge a package generated from the jars' schemas"
+    )
     args = parser.parse_args(argv)
     passed = failed = 0
     for release in args.kafka or kafka_oracle.releases():
@@ -427,7 +480,9 @@ def main(argv: list[str] | None = None) -> int:
             failed += 1
             continue
         with tempfile.TemporaryDirectory(prefix="kmp-jars-") as tmp:
-            packages = packages_from_jars(release, Path(tmp)) if args.from_jars else [shipped_package()]
+            packages = (
+                packages_from_jars(release, Path(tmp)) if args.from_jars else [shipped_package()]
+            )
             p, f = run(release, packages, args.examples, set(args.only or ()), print)
         passed, failed = passed + p, failed + f
     print(f"{passed} passed, {failed} failed")

@@ -66,7 +66,9 @@ class KafkaConnection:
         raw = size.to_bytes(4, "big", signed=True) + self._read_exactly(size)
         response = protocol.decode_response(raw, request.API_KEY, version)
         if response.correlation_id != self.correlation_id:
-            raise ConnectionError(f"correlation id {response.correlation_id}, expected {self.correlation_id}")
+            raise ConnectionError(
+                f"correlation id {response.correlation_id}, expected {self.correlation_id}"
+            )
         return Exchange(version, request, response, raw)
 
 

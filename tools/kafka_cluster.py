@@ -22,7 +22,13 @@ from pathlib import Path
 import kafka_oracle
 
 HEAP = "-Xmx384m"
-JAVA_OPTIONS = (HEAP, "-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true")
+JAVA_OPTIONS = (
+    HEAP,
+    "-Xms64m",
+    "-XX:+UseSerialGC",
+    "-XX:TieredStopAtLevel=1",
+    "-Djava.awt.headless=true",
+)
 
 
 def free_port() -> int:
@@ -166,7 +172,9 @@ class KafkaCluster:
                 capture_output=True, text=True, timeout=120,
             )  # fmt: skip
             if run.returncode != 0:
-                raise RuntimeError(f"formatting node {node.node_id} failed:\n{run.stdout}\n{run.stderr}")
+                raise RuntimeError(
+                    f"formatting node {node.node_id} failed:\n{run.stdout}\n{run.stderr}"
+                )
 
     def start_node(self, node_id: int) -> None:
         node = self.node(node_id)
@@ -215,7 +223,9 @@ class KafkaCluster:
             except OSError as e:
                 last = e
             time.sleep(0.5)
-        raise TimeoutError(f"the cluster did not serve within {timeout} s (last: {last}); logs in {self.workdir}")
+        raise TimeoutError(
+            f"the cluster did not serve within {timeout} s (last: {last}); logs in {self.workdir}"
+        )
 
     def stop(self) -> None:
         for node in reversed(self.nodes):  # brokers first, the controller last

@@ -152,11 +152,15 @@ class Oracle:
                 line = self._process.stdout.readline()
                 if not line:
                     writer.join(timeout=1)
-                    raise OracleError(f"the Kafka {self.release} oracle died: {self._stderr_tail()}")
+                    raise OracleError(
+                        f"the Kafka {self.release} oracle died: {self._stderr_tail()}"
+                    )
                 answers.append(json.loads(line))
             writer.join()
             if failure:
-                raise OracleError(f"writing to the Kafka {self.release} oracle failed: {failure[0]}")
+                raise OracleError(
+                    f"writing to the Kafka {self.release} oracle failed: {failure[0]}"
+                )
             return answers
 
     def call(self, request: dict) -> dict:
@@ -175,7 +179,9 @@ class Oracle:
     # The four requests, as plain calls.
 
     def encode(self, name: str, version: int, data: dict) -> bytes:
-        return bytes.fromhex(self.call({"op": "encode", "name": name, "version": version, "data": data})["hex"])
+        return bytes.fromhex(
+            self.call({"op": "encode", "name": name, "version": version, "data": data})["hex"]
+        )
 
     def decode(self, name: str, version: int, body: bytes) -> dict:
         """Kafka's reading of ``body``: its JSON form ("data"), "consumed" bytes and "reencoded"."""

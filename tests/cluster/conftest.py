@@ -26,7 +26,10 @@ def _start(tmp_path_factory, release: str, combined: bool) -> kafka_cluster.Kafk
     need_kafka(release)
     workdir = tmp_path_factory.mktemp(f"kafka-{release}")
     # Small segments and snapshot thresholds, so a short test session rolls and snapshots the log.
-    settings = {"metadata.log.segment.bytes": str(8 << 20), "metadata.log.max.record.bytes.between.snapshots": "20000"}
+    settings = {
+        "metadata.log.segment.bytes": str(8 << 20),
+        "metadata.log.max.record.bytes.between.snapshots": "20000",
+    }
     cluster = kafka_cluster.KafkaCluster(release, workdir, combined=combined, settings=settings)
     STARTED.append(cluster)
     cluster.start()
@@ -55,7 +58,9 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
     if report.failed and STARTED:
-        report.sections.append(("Kafka logs", "\n".join(f"Kafka {c.release}: {c.workdir}" for c in STARTED)))
+        report.sections.append(
+            ("Kafka logs", "\n".join(f"Kafka {c.release}: {c.workdir}" for c in STARTED))
+        )
 
 
 def pytest_terminal_summary(terminalreporter):

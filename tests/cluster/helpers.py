@@ -6,7 +6,9 @@ import shutil
 import time
 from pathlib import Path
 
-from kafka_client import KafkaConnection, broker_ids
+from kafka_client import Exchange, KafkaConnection, broker_ids
+from kafka_meta_proto import message_class
+from kafka_meta_proto.error_codes import ErrorCode
 
 
 def wait_for(condition, what: str, timeout: float = 60, every: float = 0.25):
@@ -39,3 +41,35 @@ def copy_metadata_log(cluster, target: Path) -> Path:
 def log_files(directory: Path) -> list[Path]:
     """Segments and snapshots, in Kafka's order: by base offset, snapshots by end offset."""
     return sorted(p for p in directory.iterdir() if p.suffix in (".log", ".checkpoint"))
+
+
+def send(conn: KafkaConnection, request, version: int) -> Exchange:
+    """One exchange; the response must re-encode to the bytes the broker sent."""
+    exchange = conn.send(request, version)
+    assert (
+        exchange.reencoded() == exchange.raw
+    ), f"{type(exchange.body).__name__} v{version} re-encodes differently"
+    return exchange
+
+
+def until_settled(ask, error_of, timeout: float = 30):
+    """``ask()`` again while its answer carries an error Kafka calls retriable (a broker whose
+    metadata has not caught up with the controller yet, a producer-ID block still on its way), or
+    UNKNOWN_TOPIC_ID just after a create; return the first settled answer."""
+    deadline = time.monotonic() + timeout
+    while True:
+        answer = ask()
+        code = ErrorCode.for_code(error_of(answer))
+        if (
+            not (code.retriable or code == ErrorCode.UNKNOWN_TOPIC_ID)
+            or time.monotonic() > deadline
+        ):
+            return answer
+        time.sleep(0.2)
+
+
+def init_producer_id(conn):
+    request = message_class("InitProducerIdRequest")(
+        transactional_id=None, transaction_timeout_ms=60000
+    )
+    return until_settled(lambda: send(conn, request, 5).body, lambda a: a.error_code)

@@ -29,7 +29,9 @@ def test_fenced_then_registered_again(cluster, tmp_path):
     assert wait_for(lambda: listed_brokers(cluster, 2) >= {2, 3}, "both brokers listed")
     assert fenced_flags(cluster) == {2: False, 3: False}
     cluster.stop_node(VICTIM, hard=True)
-    wait_for(lambda: VICTIM not in listed_brokers(cluster, 2), f"broker {VICTIM} fenced", timeout=60)
+    wait_for(
+        lambda: VICTIM not in listed_brokers(cluster, 2), f"broker {VICTIM} fenced", timeout=60
+    )
     assert fenced_flags(cluster) == {2: False, 3: True}
     cluster.start_node(VICTIM)
     wait_for(lambda: VICTIM in listed_brokers(cluster, 2), f"broker {VICTIM} back", timeout=90)
@@ -47,13 +49,21 @@ def test_fenced_then_registered_again(cluster, tmp_path):
             kind = obj["type"]
             if kind == "REGISTER_BROKER_RECORD":
                 events.append(("registered", data["brokerEpoch"]))
-            elif kind == "FENCE_BROKER_RECORD" or (kind == "BROKER_REGISTRATION_CHANGE_RECORD" and data.get("fenced") == 1):
+            elif kind == "FENCE_BROKER_RECORD" or (
+                kind == "BROKER_REGISTRATION_CHANGE_RECORD" and data.get("fenced") == 1
+            ):
                 events.append(("fenced", data["epoch"] if "epoch" in data else data["brokerEpoch"]))
-            elif kind == "UNFENCE_BROKER_RECORD" or (kind == "BROKER_REGISTRATION_CHANGE_RECORD" and data.get("fenced") == -1):
-                events.append(("unfenced", data["epoch"] if "epoch" in data else data["brokerEpoch"]))
+            elif kind == "UNFENCE_BROKER_RECORD" or (
+                kind == "BROKER_REGISTRATION_CHANGE_RECORD" and data.get("fenced") == -1
+            ):
+                events.append(
+                    ("unfenced", data["epoch"] if "epoch" in data else data["brokerEpoch"])
+                )
     registrations = [epoch for kind, epoch in events if kind == "registered"]
     assert len(registrations) >= 2 and registrations[-1] > registrations[0], events
-    first, again = events.index(("registered", registrations[0])), events.index(("registered", registrations[-1]))
+    first, again = events.index(("registered", registrations[0])), events.index(
+        ("registered", registrations[-1])
+    )
     assert ("unfenced", registrations[0]) in events[first:again], events  # served before the kill
     assert ("fenced", registrations[0]) in events[first:again], events  # fenced when it stopped
     assert ("unfenced", registrations[-1]) in events[again:], events  # unfenced when it came back

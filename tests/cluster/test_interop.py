@@ -4,11 +4,10 @@ broker sent."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
-from kafka_client import Exchange, KafkaConnection
+from cluster.helpers import init_producer_id, send, until_settled
+from kafka_client import KafkaConnection
 from kafka_meta_proto import Uuid, message_class
 from kafka_meta_proto.error_codes import ErrorCode
 from kafka_meta_proto.log.batch import Record, RecordBatch, decode_batch
@@ -27,25 +26,6 @@ ProduceRequest = message_class("ProduceRequest")
 pytestmark = pytest.mark.cluster
 
 
-def send(conn: KafkaConnection, request, version: int) -> Exchange:
-    exchange = conn.send(request, version)
-    assert exchange.reencoded() == exchange.raw, f"{type(exchange.body).__name__} v{version} re-encodes differently"
-    return exchange
-
-
-def until_settled(ask, error_of, timeout: float = 30):
-    """``ask()`` again while its answer carries an error Kafka calls retriable (a broker whose
-    metadata has not caught up with the controller yet, a producer-ID block still on its way), or
-    UNKNOWN_TOPIC_ID just after a create; return the first settled answer."""
-    deadline = time.monotonic() + timeout
-    while True:
-        answer = ask()
-        code = ErrorCode.for_code(error_of(answer))
-        if not (code.retriable or code == ErrorCode.UNKNOWN_TOPIC_ID) or time.monotonic() > deadline:
-            return answer
-        time.sleep(0.2)
-
-
 @pytest.fixture
 def conn(cluster):
     with KafkaConnection(*cluster.bootstrap[0]) as connection:
@@ -53,7 +33,9 @@ def conn(cluster):
 
 
 def create_topic_answer(conn, name: str, partitions: int = 1, replication: int = 2):
-    topic = CreateTopicsRequest.CreatableTopic(name=name, num_partitions=partitions, replication_factor=replication)
+    topic = CreateTopicsRequest.CreatableTopic(
+        name=name, num_partitions=partitions, replication_factor=replication
+    )
     return send(conn, CreateTopicsRequest(topics=[topic], timeout_ms=30000), 7).body.topics[0]
 
 
@@ -64,13 +46,10 @@ def create_topic(conn, name: str, partitions: int = 1, replication: int = 2) -> 
 
 
 def metadata_by_id(conn, topic_id: Uuid):
-    request = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(topic_id=topic_id, name=None)])
+    request = MetadataRequest(
+        topics=[MetadataRequest.MetadataRequestTopic(topic_id=topic_id, name=None)]
+    )
     return until_settled(lambda: send(conn, request, 12).body.topics[0], lambda t: t.error_code)
-
-
-def init_producer_id(conn):
-    request = InitProducerIdRequest(transactional_id=None, transaction_timeout_ms=60000)
-    return until_settled(lambda: send(conn, request, 5).body, lambda a: a.error_code)
 
 
 def leader_of(conn, topic_id: Uuid, partition: int = 0) -> int:
@@ -85,7 +64,11 @@ def connect_to(cluster, node_id: int) -> KafkaConnection:
 
 def test_api_versions_are_all_ones_we_speak(conn):
     """Every api key and version range the broker advertises is one we can encode and decode."""
-    body = send(conn, ApiVersionsRequest(client_software_name="kafka-meta-proto", client_software_version="0"), 3).body
+    body = send(
+        conn,
+        ApiVersionsRequest(client_software_name="kafka-meta-proto", client_software_version="0"),
+        3,
+    ).body
     assert body.error_code == 0
     gaps = []
     for api in body.api_keys:
@@ -94,7 +77,9 @@ def test_api_versions_are_all_ones_we_speak(conn):
         except KeyError:
             gaps.append(f"api key {api.api_key}: not shipped")
             continue
-        missing = [v for v in range(api.min_version, api.max_version + 1) if v not in ours.versions()]
+        missing = [
+            v for v in range(api.min_version, api.max_version + 1) if v not in ours.versions()
+        ]
         if missing:
             gaps.append(f"{ours.NAME} (key {api.api_key}): versions {missing} missing")
     assert not gaps, "\n".join(gaps)
@@ -117,17 +102,27 @@ def test_topic_ids_metadata_delete_and_recreate(conn):
     assert (topic.error_code, topic.topic_id, len(topic.partitions)) == (0, first, 2)
     assert metadata_by_id(conn, first).name == "ids-topic"
 
-    request = DeleteTopicsRequest(topics=[DeleteTopicsRequest.DeleteTopicState(name=None, topic_id=first)], timeout_ms=30000)
+    request = DeleteTopicsRequest(
+        topics=[DeleteTopicsRequest.DeleteTopicState(name=None, topic_id=first)], timeout_ms=30000
+    )
     deleted = send(conn, request, 6).body.responses[0]
     assert (deleted.error_code, deleted.topic_id, deleted.name) == (0, first, "ids-topic")
 
-    second = until_settled(lambda: create_topic_answer(conn, "ids-topic", 2), lambda t: t.error_code)
+    second = until_settled(
+        lambda: create_topic_answer(conn, "ids-topic", 2), lambda t: t.error_code
+    )
     assert second.error_code == 0 and second.topic_id != first
     assert metadata_by_id(conn, second.topic_id).name == "ids-topic"
     assert metadata_by_id(conn, first).error_code == ErrorCode.UNKNOWN_TOPIC_ID
 
 
-CODECS = [CompressionType.NONE, CompressionType.GZIP, CompressionType.SNAPPY, CompressionType.LZ4, CompressionType.ZSTD]
+CODECS = [
+    CompressionType.NONE,
+    CompressionType.GZIP,
+    CompressionType.SNAPPY,
+    CompressionType.LZ4,
+    CompressionType.ZSTD,
+]
 
 
 def test_idempotent_produce_and_fetch_each_codec(cluster, conn):
@@ -178,13 +173,17 @@ def test_idempotent_produce_and_fetch_each_codec(cluster, conn):
     assert len(fetched) == len(CODECS)
     for (batch, raw), ours, sequence in zip(fetched, sent, range(len(CODECS))):
         assert batch.base_offset == 3 * sequence
-        assert raw[8:12] == ours[8:12] and raw[16:] == ours[16:]  # all but the offset and the leader epoch
+        assert (
+            raw[8:12] == ours[8:12] and raw[16:] == ours[16:]
+        )  # all but the offset and the leader epoch
 
 
 def test_list_offsets_and_offset_for_leader_epoch(cluster, conn):
     topic_id = create_topic(conn, "offsets")
     with connect_to(cluster, leader_of(conn, topic_id)) as leader:
-        batch = RecordBatch.create([Record(offset_delta=i, value=b"v") for i in range(4)], base_timestamp=1000)
+        batch = RecordBatch.create(
+            [Record(offset_delta=i, value=b"v") for i in range(4)], base_timestamp=1000
+        )
         partition = ProduceRequest.PartitionProduceData(index=0, records=batch.encode())
         request = ProduceRequest(acks=-1, timeout_ms=30000, transactional_id=None,
                                  topic_data=[ProduceRequest.TopicProduceData(name="offsets", partition_data=[partition])])  # fmt: skip
@@ -192,16 +191,26 @@ def test_list_offsets_and_offset_for_leader_epoch(cluster, conn):
 
         def offset_at(timestamp: int) -> int:
             part = ListOffsetsRequest.ListOffsetsPartition(partition_index=0, timestamp=timestamp)
-            request = ListOffsetsRequest(replica_id=-1, topics=[ListOffsetsRequest.ListOffsetsTopic(name="offsets", partitions=[part])])
+            request = ListOffsetsRequest(
+                replica_id=-1,
+                topics=[ListOffsetsRequest.ListOffsetsTopic(name="offsets", partitions=[part])],
+            )
             answer = send(leader, request, 8).body.topics[0].partitions[0]
             assert answer.error_code == 0, answer
             return answer.offset
 
         assert (offset_at(-2), offset_at(-1)) == (0, 4)  # earliest, latest
 
-        epoch_part = OffsetForLeaderEpochRequest.OffsetForLeaderPartition(partition=0, current_leader_epoch=-1, leader_epoch=0)
+        epoch_part = OffsetForLeaderEpochRequest.OffsetForLeaderPartition(
+            partition=0, current_leader_epoch=-1, leader_epoch=0
+        )
         request = OffsetForLeaderEpochRequest(
-            replica_id=-1, topics=[OffsetForLeaderEpochRequest.OffsetForLeaderTopic(topic="offsets", partitions=[epoch_part])]
+            replica_id=-1,
+            topics=[
+                OffsetForLeaderEpochRequest.OffsetForLeaderTopic(
+                    topic="offsets", partitions=[epoch_part]
+                )
+            ],
         )
         answer = send(leader, request, 4).body.topics[0].partitions[0]
         assert (answer.error_code, answer.leader_epoch, answer.end_offset) == (0, 0, 4)
@@ -223,8 +232,15 @@ def test_old_line_speaks_the_removed_versions(old_cluster):
     """The 3.9 line still serves versions Kafka 4.0 removed: Metadata v0... and Produce v3."""
     with KafkaConnection(*old_cluster.bootstrap[0]) as conn:
         assert send(conn, ApiVersionsRequest(), 0).body.error_code == 0
-        topic = CreateTopicsRequest.CreatableTopic(name="old", num_partitions=1, replication_factor=1)
-        assert send(conn, CreateTopicsRequest(topics=[topic], timeout_ms=30000), 0).body.topics[0].error_code == 0
+        topic = CreateTopicsRequest.CreatableTopic(
+            name="old", num_partitions=1, replication_factor=1
+        )
+        assert (
+            send(conn, CreateTopicsRequest(topics=[topic], timeout_ms=30000), 0)
+            .body.topics[0]
+            .error_code
+            == 0
+        )
         by_name = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="old")])
         topic = until_settled(lambda: send(conn, by_name, 0).body.topics[0], lambda t: t.error_code)
         assert topic.name == "old" and topic.error_code == 0

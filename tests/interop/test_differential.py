@@ -21,7 +21,11 @@ DRAWN_SLOW = 200
 # Versions we ship that no Kafka release defines under the same number: FindCoordinator v7 comes
 # from a design text; 3.9.2 numbers the ShareGroupPartitionMetadata key by its record type (v9),
 # which test_coordinator_key_numbered_by_record_type checks.
-NOT_IN_KAFKA = {("FindCoordinatorRequest", 7), ("FindCoordinatorResponse", 7), ("ShareGroupPartitionMetadataKey", 0)}
+NOT_IN_KAFKA = {
+    ("FindCoordinatorRequest", 7),
+    ("FindCoordinatorResponse", 7),
+    ("ShareGroupPartitionMetadataKey", 0),
+}
 
 
 def _check(oracles, release: str, name: str, drawn: int) -> None:
@@ -31,12 +35,16 @@ def _check(oracles, release: str, name: str, drawn: int) -> None:
     if not versions:
         pytest.skip(f"Kafka {release} does not define {name}")
     outcome = differential.check_message(oracles.get(release), cls, versions, drawn)
-    assert not outcome.failures, f"{len(outcome.failures)} mismatches with Kafka {release}:\n" + "\n".join(
+    assert (
+        not outcome.failures
+    ), f"{len(outcome.failures)} mismatches with Kafka {release}:\n" + "\n".join(
         outcome.failures[:20]
     )
     judged = len(versions) - len(outcome.skipped)
     if not judged:
-        pytest.skip(f"Kafka {release} defines {name} v{versions} in another layout (docs/schema-sources.md)")
+        pytest.skip(
+            f"Kafka {release} defines {name} v{versions} in another layout (docs/schema-sources.md)"
+        )
     assert outcome.passed >= judged * 4  # every judged version ran at least the fixed examples
 
 
@@ -84,16 +92,24 @@ def test_a_tag_of_another_version(oracles, release):
         for version in differential.common_versions(cls, oracles.defined(release).get(name)):
             if not cls.is_flexible(version):
                 continue
-            for tag in sorted({f.tag for f in cls._FIELDS if f.tag is not None and not f.is_tagged(version)}):
+            for tag in sorted(
+                {f.tag for f in cls._FIELDS if f.tag is not None and not f.is_tagged(version)}
+            ):
                 body = cls(unknown_tagged_fields=((tag, b"\x00"),)).encode(version)
                 ours = cls.decode(body, version)
                 assert (tag, b"\x00") in ours.unknown_tagged_fields and ours.encode(version) == body
-                answer = kafka.call_many([{"op": "decode", "name": name, "version": version, "hex": body.hex()}])[0]
+                answer = kafka.call_many(
+                    [{"op": "decode", "name": name, "version": version, "hex": body.hex()}]
+                )[0]
                 if answer["ok"]:
                     assert answer["reencoded"] == body.hex(), (name, version, tag)
                     outcomes["kept"] += 1
                 else:
-                    assert f"Tag {tag} is not valid for version {version}" in answer["error"], (name, version, answer)
+                    assert f"Tag {tag} is not valid for version {version}" in answer["error"], (
+                        name,
+                        version,
+                        answer,
+                    )
                     outcomes["refused"] += 1
     assert sum(outcomes.values()) > 0, "no message has a tag reserved for other versions"
     if release == RELEASES[-1]:
@@ -107,7 +123,9 @@ def test_coordinator_key_numbered_by_record_type(oracles):
     if release not in RELEASES:
         pytest.skip(f"Kafka {release} is not a release line here")
     cls = kafka_meta_proto.message_class("ShareGroupPartitionMetadataKey")
-    assert oracles.defined(release)["ShareGroupPartitionMetadataKey"] == range(cls.API_KEY, cls.API_KEY + 1)
+    assert oracles.defined(release)["ShareGroupPartitionMetadataKey"] == range(
+        cls.API_KEY, cls.API_KEY + 1
+    )
     for label, message in differential.fixed_examples(cls, 0).items():
         body = message.encode(0)
         answer = oracles.get(release).decode(cls.NAME, cls.API_KEY, body)

@@ -15,7 +15,12 @@ from interop.conftest import RELEASES
 
 SAMPLE = 12
 # Layouts found nowhere else: a nullable struct in the tagged section; Kafka 4's coordinator types.
-ALWAYS = {"ConsumerGroupMemberMetadataValue", "OffsetCommitKey", "OffsetCommitValue", "ShareSnapshotValue"}
+ALWAYS = {
+    "ConsumerGroupMemberMetadataValue",
+    "OffsetCommitKey",
+    "OffsetCommitValue",
+    "ShareSnapshotValue",
+}
 
 
 def sampled(name: str) -> bool:
@@ -31,12 +36,16 @@ def _judge(oracles, release, tmp_path, keep) -> None:
         for name in package.REGISTRY.names():
             cls = package.message_class(name)
             versions = differential.common_versions(cls, theirs.get(name))
-            assert versions, f"{name} generated from Kafka {release}'s jar but unknown to its serializer"
+            assert (
+                versions
+            ), f"{name} generated from Kafka {release}'s jar but unknown to its serializer"
             outcome = differential.check_message(kafka, cls, versions, drawn=1, shipped=False)
             judged += 1
             failures += [f"{name} {f}" for f in outcome.failures]
     assert judged >= 10, f"only {judged} schemas were judged"
-    assert not failures, f"{len(failures)} mismatches with Kafka {release}:\n" + "\n".join(failures[:20])
+    assert not failures, f"{len(failures)} mismatches with Kafka {release}:\n" + "\n".join(
+        failures[:20]
+    )
 
 
 @pytest.mark.parametrize("release", RELEASES)

@@ -36,7 +36,9 @@ def test_errors_come_back_as_data(oracles, release):
 def test_kafka_keeps_unknown_tags_and_reports_what_it_read(oracles, release):
     kafka = oracles.get(release)
     message = ApiVersionsRequest(
-        client_software_name="kmp", client_software_version="1", unknown_tagged_fields=((7, b"\x01\x02"),)
+        client_software_name="kmp",
+        client_software_version="1",
+        unknown_tagged_fields=((7, b"\x01\x02"),),
     )
     body = message.encode(3)
     answer = kafka.decode("ApiVersionsRequest", 3, body + b"\xee")  # a byte past the message
@@ -53,7 +55,9 @@ def test_records_fields_show_the_bytes_read(oracles, release):
     FetchResponse = kafka_meta_proto.message_class("FetchResponse")
     fixed = differential.fixed_examples(FetchResponse, 12)["high"]
     answer = kafka.decode("FetchResponse", 12, fixed.encode(12))
-    assert differential.same_json(differential.canonical(answer["data"]), differential.canonical(fixed.to_json(12)))
+    assert differential.same_json(
+        differential.canonical(answer["data"]), differential.canonical(fixed.to_json(12))
+    )
     assert answer["data"]["responses"][0]["partitions"][0]["records"] != ""
 
 
@@ -70,7 +74,9 @@ def test_the_comparison_notices_a_wrong_byte(oracles, release, monkeypatch):
 
     Wrong = dataclasses.make_dataclass("Wrong", [], bases=(ApiVersionsRequest,), slots=True)
     monkeypatch.setattr(Wrong, "encode", one_byte_off)
-    failures = differential.compare(kafka, ApiVersionsRequest, 3, {"wrong": Wrong(client_software_name="a")})
+    failures = differential.compare(
+        kafka, ApiVersionsRequest, 3, {"wrong": Wrong(client_software_name="a")}
+    )
     assert any("bytes differ" in f for f in failures)
     assert any("Kafka reads other values" in f for f in failures)
 
@@ -80,7 +86,9 @@ def test_fixed_examples_carry_the_hard_values():
     examples = differential.fixed_examples(FetchRequest, 15)
     assert set(examples) == {"defaults", "low", "high", "nulls"}
     high, low, nulls = examples["high"], examples["low"], examples["nulls"]
-    assert high.replica_state.replica_epoch == 2**63 - 1 and low.replica_state.replica_epoch == -(2**63)
+    assert high.replica_state.replica_epoch == 2**63 - 1 and low.replica_state.replica_epoch == -(
+        2**63
+    )
     assert len(high.topics) == 2 and len(high.topics[0].partitions) == 2
     assert any(ord(c) > 0xFFFF for c in high.rack_id)  # non-BMP text
     assert high.unknown_tagged_fields and high.topics[0].unknown_tagged_fields
