@@ -15,6 +15,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +59,7 @@ class KafkaCluster:
         brokers: int = 2,
         combined: bool = False,
         settings: dict[str, str] | None = None,
+        formatter: str = "kafka",
     ):
         reason = kafka_oracle.missing(release)
         if reason:
@@ -65,6 +67,7 @@ class KafkaCluster:
         self.release = release
         self.workdir = Path(workdir)
         self.settings = dict(settings or {})
+        self.formatter = formatter  # "kafka": Kafka's storage tool; "ours": kafka-meta-proto format
         self.classpath = os.pathsep.join(str(j) for j in kafka_oracle.jars(release))
         if combined:
             self.nodes = [Node(1, ("broker", "controller"), free_port(), free_port())]
@@ -160,12 +163,15 @@ class KafkaCluster:
     # Life cycle.
 
     def format(self) -> None:
-        """Format every node's directories with Kafka's storage tool."""
+        """Format every node's directories with Kafka's storage tool, or with ours
+        (``kafka-meta-proto format``) when the cluster was made with ``formatter="ours"``."""
         self.workdir.mkdir(parents=True, exist_ok=True)
         tool = self._java("kafka.tools.StorageTool")
         self.cluster_id = subprocess.run(
             [*tool, "random-uuid"], capture_output=True, text=True, check=True, timeout=120
         ).stdout.split()[-1]
+        if self.formatter == "ours":
+            tool = [sys.executable, "-m", "kafka_meta_proto.cli"]
         for node in self.nodes:
             run = subprocess.run(
                 [*tool, "format", "-t", self.cluster_id, "-c", str(self._config_file(node))],

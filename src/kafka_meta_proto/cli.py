@@ -12,6 +12,7 @@ COMMANDS = {
     "demo": "demo",
     "random-uuid": "random_uuid",
     "dump-log": "dump_log",
+    "format": "format",
     "simulate": "simulate",
     "shell": "shell",
     "stale-partitions": "stale_partitions",

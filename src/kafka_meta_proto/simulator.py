@@ -46,6 +46,7 @@ from pathlib import Path
 
 from . import kraft, message_class
 from .log import Record, RecordBatch, control_key, crc32c
+from .log.snapshot_writer import write_snapshot
 from .log.varint import write_varint
 from .uuid import Uuid
 
@@ -65,7 +66,6 @@ SESSION_TIMEOUT_MS = 9000  # broker.session.timeout.ms
 LEADER_REBALANCE_INTERVAL_MS = 300_000  # leader.imbalance.check.interval.seconds
 DEFAULT_SEGMENT_BYTES = 1 << 20
 DEFAULT_SEGMENT_MS = 7 * 24 * 3600 * 1000  # metadata.log.segment.ms
-MAX_SNAPSHOT_BATCH_BYTES = 8 * 1024 * 1024  # KafkaRaftClient.MAX_BATCH_SIZE_BYTES
 MAX_LIVE_TOPICS = 120
 CONFIG_TOPIC, CONFIG_BROKER = 2, 4  # ConfigResource.Type ids
 CONSUMER_OFFSETS = "__consumer_offsets"
@@ -610,7 +610,9 @@ class ClusterSimulation:
             if topic.coordinators is not None:
                 for index, coordinator in enumerate(topic.coordinators):
                     yield MappingRecord(
-                        partition_index=index, topic_id=topic.id, batch_coordinator_partition_index=coordinator
+                        partition_index=index,
+                        topic_id=topic.id,
+                        batch_coordinator_partition_index=coordinator,
                     ), 0
         for broker_id, configs in self.broker_configs.items():
             for key, value in configs.items():
@@ -981,7 +983,12 @@ class ClusterSimulation:
             return
         self.write_batch(
             [
-                (MappingRecord(partition_index=i, topic_id=topic.id, batch_coordinator_partition_index=c), 0)
+                (
+                    MappingRecord(
+                        partition_index=i, topic_id=topic.id, batch_coordinator_partition_index=c
+                    ),
+                    0,
+                )
                 for i, c in assignment.items()
             ]
         )
@@ -1335,39 +1342,12 @@ class ClusterSimulation:
 
 
 def _write_snapshot(f, header, records, epoch: int, timestamp: int, *, step_ms: int = 0) -> None:
-    """Write a snapshot file: a SnapshotHeader control batch, the records (batches of up to 8 MiB),
-    a SnapshotFooter control batch. Offsets count from 0 inside the file."""
-    offset = 0
-    f.write(RecordBatch.create([Record(key=control_key(kraft.SNAPSHOT_HEADER), value=header.encode(0))], base_offset=0,
-                               base_timestamp=timestamp, control=True, partition_leader_epoch=epoch).encode())  # fmt: skip
-    offset = 1
-    timestamp += step_ms
-    pending, size = [], 0
-
-    def flush() -> None:
-        nonlocal offset, pending, size
-        if pending:
-            f.write(
-                RecordBatch.create(
-                    pending,
-                    base_offset=offset,
-                    base_timestamp=timestamp,
-                    partition_leader_epoch=epoch,
-                ).encode()
-            )
-            offset += len(pending)
-            pending, size = [], 0
-
-    for message, version in records:
-        value = kraft.encode_record_value(message, version)
-        if size + len(value) + 16 > MAX_SNAPSHOT_BATCH_BYTES:
-            flush()
-        pending.append(Record(offset_delta=len(pending), value=value))
-        size += len(value) + 16
-    flush()
-    timestamp += step_ms
-    f.write(RecordBatch.create([Record(key=control_key(kraft.SNAPSHOT_FOOTER), value=SnapshotFooterRecord(version=0).encode(0))],
-                               base_offset=offset, base_timestamp=timestamp, control=True, partition_leader_epoch=epoch).encode())  # fmt: skip
+    """A snapshot file of ``(message, version)`` records behind ``header`` (log/snapshot_writer)."""
+    values = (kraft.encode_record_value(message, version) for message, version in records)
+    footer = SnapshotFooterRecord(version=0).encode(0)
+    write_snapshot(
+        f, header.encode(0), values, footer, epoch=epoch, timestamp=timestamp, step_ms=step_ms
+    )
 
 
 # --- entry points -----------------------------------------------------------------------------
