@@ -31,7 +31,8 @@ that is not the registered one...) are errors in Kafka. A strict image raises ``
 lenient one (``strict=False``) skips the record and notes the problem in ``problems``.
 
 ``offset`` is the offset of the last record applied (for a snapshot: its end offset - 1, the last
-offset it contains) and ``epoch`` the leader epoch of the batch that carried it.
+offset it contains), ``epoch`` the leader epoch of the batch that carried it and ``timestamp``
+that batch's max timestamp.
 """
 
 from __future__ import annotations
@@ -115,7 +116,8 @@ class BrokerRegistration:
     in_controlled_shutdown: bool = False
     is_migrating_zk_broker: bool = False
     directories: list[Uuid] = field(default_factory=list)
-    cordoned_directories: list[Uuid] = field(default_factory=list)  # no new partitions placed there
+    # No new partitions are placed there; None when the registration predates cordoning.
+    cordoned_directories: list[Uuid] | None = None
 
 
 @dataclass
@@ -302,6 +304,7 @@ class MetadataImage:
     # Where the image stands.
     offset: int = -1  # offset of the last record applied
     epoch: int = -1  # leader epoch of the batch holding it
+    timestamp: int = -1  # max timestamp of that batch
     records_applied: int = 0
     snapshot_id: tuple[int, int] | None = (
         None  # (end offset, epoch) of the snapshot it started from
@@ -420,6 +423,7 @@ class MetadataImage:
                     self._problem(f"undecodable record: {exc}", offset, None)
                     continue
                 self.apply(decoded, offset=offset, epoch=batch.partition_leader_epoch)
+            self.timestamp = batch.max_timestamp
         return self
 
     def replay(self, records: Iterable) -> MetadataImage:
@@ -481,7 +485,9 @@ class MetadataImage:
             in_controlled_shutdown=r.in_controlled_shutdown,
             is_migrating_zk_broker=r.is_migrating_zk_broker,
             directories=list(r.log_dirs),
-            cordoned_directories=list(r.cordoned_log_dirs or []),
+            cordoned_directories=(
+                None if r.cordoned_log_dirs is None else list(r.cordoned_log_dirs)
+            ),
         )
 
     def _on_UnregisterBrokerRecord(self, r) -> None:

@@ -1,6 +1,8 @@
 """The metadata shell: a metadata image shown as a read-only file tree, and a small command language.
 
-``image_tree(image)`` lays the image out as directories (dicts) and files (strings)::
+The tree is Kafka's metadata shell's (``/image/...`` and ``/local``, see ``shell_layout``): the
+same paths, the same file text, listed in the same order. Our earlier field-per-file layout stays
+reachable at its old paths (hidden from ``ls /`` and ``find /``); ``image_tree(image)`` builds it::
 
     /brokers/<id>/...            a broker registration, one file per field
     /controllers/<id>/...        a controller registration
@@ -16,9 +18,9 @@
     /diskless/<topicId>/<n>      the coordinator partition of a diskless partition
     /zkMigrationState, /offset, /epoch
 
-``MetadataShell`` runs commands against such a tree: ls [-l], cd, cat, find, pwd, history, man,
-help, exit. Names that hold a ``/`` (or are ``.`` or ``..``) show it as ``%2F`` (``%2E``), and a
-literal ``%`` as ``%25``.
+``MetadataShell`` runs commands against such a tree: ls [-l], cd, cat, find, tree, pwd, history,
+man, help, exit. In the old layout, names that hold a ``/`` (or are ``.`` or ``..``) show it as
+``%2F`` (``%2E``), and a literal ``%`` as ``%25``.
 """
 
 from __future__ import annotations
@@ -29,19 +31,17 @@ import sys
 from dataclasses import dataclass, field
 
 from .image import CONFIG_RESOURCE_TYPES, ZK_MIGRATION_STATES, MetadataImage
-from .uuid import Uuid
+from .image_text import (
+    ACL_OPERATIONS,
+    ACL_PATTERN_TYPES,
+    ACL_PERMISSION_TYPES,
+    ACL_RESOURCE_TYPES,
+    LEADER_RECOVERY_STATES,
+    SCRAM_MECHANISMS,
+    SECURITY_PROTOCOLS,
+)
+from .shell_layout import KafkaDir, kafka_tree
 
-# Code names shown next to int8 codes.
-SECURITY_PROTOCOLS = {0: "PLAINTEXT", 1: "SSL", 2: "SASL_PLAINTEXT", 3: "SASL_SSL"}
-ACL_RESOURCE_TYPES = {0: "UNKNOWN", 1: "ANY", 2: "TOPIC", 3: "GROUP", 4: "CLUSTER", 5: "TRANSACTIONAL_ID",
-                      6: "DELEGATION_TOKEN", 7: "USER"}  # fmt: skip
-ACL_PATTERN_TYPES = {0: "UNKNOWN", 1: "ANY", 2: "MATCH", 3: "LITERAL", 4: "PREFIXED"}
-ACL_OPERATIONS = {0: "UNKNOWN", 1: "ANY", 2: "ALL", 3: "READ", 4: "WRITE", 5: "CREATE", 6: "DELETE", 7: "ALTER",
-                  8: "DESCRIBE", 9: "CLUSTER_ACTION", 10: "DESCRIBE_CONFIGS", 11: "ALTER_CONFIGS",
-                  12: "IDEMPOTENT_WRITE", 13: "CREATE_TOKENS", 14: "DESCRIBE_TOKENS"}  # fmt: skip
-ACL_PERMISSION_TYPES = {0: "UNKNOWN", 1: "ANY", 2: "DENY", 3: "ALLOW"}
-SCRAM_MECHANISMS = {1: "SCRAM-SHA-256", 2: "SCRAM-SHA-512"}
-LEADER_RECOVERY_STATES = {0: "RECOVERED", 1: "RECOVERING"}
 DEFAULT_NAME = "<default>"
 
 Tree = dict  # a directory: name -> Tree | str (a file's text)
@@ -216,11 +216,18 @@ def _sort_key(name: str):
 
 
 def children(node: Tree) -> list[str]:
-    return sorted(node, key=_sort_key)
+    """A directory's entries in listing order: Kafka's layout sorts as Kafka's shell does (plain
+    string order), the old layout puts numbers in numeric order."""
+    return sorted(node) if isinstance(node, KafkaDir) else sorted(node, key=_sort_key)
 
 
 def join(path: str, name: str) -> str:
     return path.rstrip("/") + "/" + name
+
+
+def _last_component(path: str) -> str:
+    parts = [p for p in path.split("/") if p]
+    return parts[-1] if parts else "/"
 
 
 def normalize(cwd: str, path: str) -> list[str]:
@@ -256,10 +263,11 @@ COMMANDS = {
     c.name: c
     for c in (
         Command("ls", "ls [-l] [PATH ...]", "list a directory's entries",
-                "Lists the entries of each directory PATH (default: the current one), in order, numbers\n"
-                "numerically. A file PATH is printed as given. -l adds a type column (d directory, - file)\n"
-                "and a size: the number of entries of a directory, the length of a file in characters.\n"
-                "PATH may use the wildcards * ? [...] in any component."),
+                "Lists the entries of each directory PATH (default: the current one), in order. A file\n"
+                "PATH is printed by its name. With several PATHs each directory's entries follow its\n"
+                "name and a colon. -l adds a type column (d directory, - file) and a size: the number of\n"
+                "entries of a directory, the length of a file in characters. PATH may use the wildcards\n"
+                "* ? [...] in any component."),
         Command("cd", "cd [PATH]", "change the current directory",
                 "Makes PATH the current directory; without PATH, goes back to /. Relative paths, . and ..\n"
                 "work as in a Unix shell."),
@@ -267,8 +275,11 @@ COMMANDS = {
                 "Prints the contents of each file PATH. Values are shown as text: numbers, true/false,\n"
                 "lists as [a, b], uuids in Kafka's base64 form, int8 codes as NAME (code), null for none."),
         Command("find", "find [PATH ...]", "list a tree recursively",
-                "Prints the absolute path of PATH (default: the current directory) and of everything\n"
-                "below it, depth first, one per line."),
+                "Prints PATH (default: .) as given and the path of everything below it, depth first,\n"
+                "one per line."),
+        Command("tree", "tree PATH ...", "print a tree's files with their contents",
+                "Prints each PATH: a file's text, or for a directory each entry's name and a colon,\n"
+                "then its contents indented by two spaces, recursively."),
         Command("pwd", "pwd", "print the current directory", "Prints the absolute path of the current directory."),
         Command("history", "history [N]", "show the commands run so far",
                 "Prints the commands of this session, numbered, oldest first; with N only the last N."),
@@ -286,6 +297,7 @@ class MetadataShell:
     """Runs shell commands against an image's tree; output to ``out``, errors to ``err``."""
 
     tree: Tree
+    aliases: Tree = field(default_factory=dict)  # top-level names resolvable but not listed
     out: object = None
     err: object = None
     cwd: str = "/"
@@ -294,7 +306,8 @@ class MetadataShell:
 
     @classmethod
     def for_image(cls, image: MetadataImage, **kwargs) -> MetadataShell:
-        return cls(image_tree(image), **kwargs)
+        """Kafka's layout, with the old one's paths as aliases."""
+        return cls(kafka_tree(image, timestamp=image.timestamp), image_tree(image), **kwargs)
 
     def __post_init__(self):
         self.out = self.out or sys.stdout
@@ -310,6 +323,9 @@ class MetadataShell:
             if not isinstance(node, dict):
                 raise ShellError(f"{path}: not a directory")
             if part not in node:
+                if i == 0 and part in self.aliases:
+                    node = self.aliases[part]
+                    continue
                 raise ShellError(f"{path}: no such file or directory")
             node = node[part]
         return "/" + "/".join(parts), node
@@ -332,8 +348,12 @@ class MetadataShell:
                 if part in (".", ".."):
                     next_found.append((prefix + part + "/", self.lookup(prefix + part)[1]))
                     continue
-                names = [n for n in children(node) if fnmatch.fnmatchcase(n, part)] if _has_glob(part) else (
-                    [part] if part in node else [])  # fmt: skip
+                if not _has_glob(part):
+                    child = node.get(part, self.aliases.get(part) if node is self.tree else None)
+                    if child is not None:
+                        next_found.append((prefix + part + "/", child))
+                    continue
+                names = [n for n in children(node) if fnmatch.fnmatchcase(n, part)]
                 next_found.extend((prefix + name + "/", node[name]) for name in names)
             found = next_found
         if not found:
@@ -414,17 +434,22 @@ class MetadataShell:
             except ShellError as exc:
                 print(f"ls: {exc}", file=self.err)
                 status = 1
-        files = [(p, n) for p, n in targets if not isinstance(n, dict)]
-        dirs = [(p, n) for p, n in targets if isinstance(n, dict)]
-        for path, node in files:
-            self._print(self._ls_line(path, node) if long else path)
-        for i, (path, node) in enumerate(dirs):
-            if len(targets) > 1:
-                if files or i:
-                    self._print()
-                self._print(f"{path}:")
-            for name in children(node):
-                self._print(self._ls_line(name, node[name]) if long else name)
+        files = [(_last_component(p), n) for p, n in targets if not isinstance(n, dict)]
+        dirs = [(_last_component(p), n) for p, n in targets if isinstance(n, dict)]
+        for name, node in files:
+            self._print(self._ls_line(name, node) if long else name)
+        # Kafka's layout of the listing: a heading per directory when there is more than one
+        # target, a blank line before every heading but the first, nothing for an empty one.
+        headed, first = len(targets) > 1, not files
+        for name, node in dirs:
+            heading = "" if first else "\n"
+            first = False
+            if not node:
+                continue
+            if headed:
+                self._print(f"{heading}{name}:")
+            for entry in children(node):
+                self._print(self._ls_line(entry, node[entry]) if long else entry)
         return status
 
     @staticmethod
@@ -454,8 +479,7 @@ class MetadataShell:
         for pattern in args or ["."]:
             try:
                 for path in self.expand(pattern):
-                    absolute, node = self.lookup(path)
-                    self._walk(absolute, node)
+                    self._walk(path, self.lookup(path)[1])
             except ShellError as exc:
                 print(f"find: {exc}", file=self.err)
                 status = 1
@@ -466,6 +490,27 @@ class MetadataShell:
         if isinstance(node, dict):
             for name in children(node):
                 self._walk(join(path, name), node[name])
+
+    def _cmd_tree(self, args) -> int:
+        if not args:
+            raise ShellError(f"missing operand (usage: {COMMANDS['tree'].usage})")
+        status = 0
+        for pattern in args:
+            try:
+                for path in self.expand(pattern):
+                    self._print_tree(self.lookup(path)[1], "")
+            except ShellError as exc:
+                print(f"tree: {exc}", file=self.err)
+                status = 1
+        return status
+
+    def _print_tree(self, node, indent: str) -> None:
+        if not isinstance(node, dict):
+            self._print(indent + node)
+            return
+        for name in children(node):
+            self._print(f"{indent}{name}:")
+            self._print_tree(node[name], indent + "  ")
 
     def _cmd_history(self, args) -> int:
         entries = list(enumerate(self.history, start=1))

@@ -215,6 +215,7 @@ class SimulationConfig:
     controllers: int = 3
     snapshot_at: float | None = 0.5  # fraction of the records after which the snapshot is taken
     events_per_second: float = 2.0  # metadata changes (not counting NoOps), on average
+    diskless: bool = True  # diskless topics (record type 29, which Kafka's own tools cannot read)
 
     def __post_init__(self):
         unknown = [f for f in self.faults if f not in FAULTS]
@@ -666,9 +667,9 @@ class ClusterSimulation:
         self._schedule(
             self.rng.randint(8000, 20000), lambda: self.create_internal_topic(CONSUMER_OFFSETS)
         )
-        self._schedule(
-            self.rng.randint(5000, 15000), lambda: self.create_internal_topic(DISKLESS_METADATA)
-        )
+        delay = self.rng.randint(5000, 15000)  # drawn either way: the rest of the run stays the same
+        if self.config.diskless:
+            self._schedule(delay, lambda: self.create_internal_topic(DISKLESS_METADATA))
 
     def elect_leader(self, first: bool = False) -> None:
         """A controller election: the new leader writes a LeaderChange control batch in its epoch.

@@ -87,6 +87,23 @@ def test_dump_log_json_carries_kafkas_payloads(cluster, metadata_files):
     assert compared == len(theirs) and compared > 100
 
 
+def test_shell_answers_as_kafkas_on_the_controllers_files(cluster, metadata_files):
+    """Kafka's metadata shell and ours on the controller's snapshot and first segment: find /,
+    tree /, ls of every directory and cat of every file print the same lines, but for the named
+    differences (the snapshot's provenance offset, /local)."""
+    from kafka_shell import LOCAL, PROVENANCE, compare_shells, reason
+
+    snapshot = [p for p in metadata_files if p.suffix == ".checkpoint"][-1]
+    first_segment = [p for p in metadata_files if p.suffix == ".log"][0]
+    for path, named in ((snapshot, {PROVENANCE, LOCAL}), (first_segment, {LOCAL})):
+        answers = compare_shells(cluster.release, path)
+        assert not answers.unexplained(cluster.release), answers.unexplained(cluster.release)[:5]
+        assert {reason(cluster.release, a, b) for _, _, a, b in answers.differences} == named
+        assert answers.lines > 1000
+        tree = "\n".join(answers.kafka["tree /"])
+        assert "BrokerRegistration(id=" in tree and "PartitionRegistration(" in tree
+
+
 def test_audit_finds_a_real_cluster_clean(metadata_files, tmp_path):
     """The Spark audit over the controller's own log: no violation, every record accounted for."""
     out = tmp_path / "audit"

@@ -179,9 +179,9 @@ def test_ls_long_multiple_and_glob(image):
         "- " + " " * 6 + "22 id",
         "- " + " " * 7 + "3 name",
         "d " + " " * 7 + "2 partitions",
-        "/producerIds/brokerId",
+        "brokerId",  # as Kafka's shell names them: the last path component
         "",
-        "/features:",
+        "features:",
         "metadata.version",
         "1",  # bar (sorted first)
         "1",  # foo
@@ -202,8 +202,9 @@ def test_find(image):
         "/producerIds/brokerId",
         "/producerIds/nextProducerId",
     ]
-    assert out.splitlines()[4:6] == ["/topics/bar/partitions", "/topics/bar/partitions/0"]
-    assert "/topics/bar/partitions/0/leader" in out.splitlines()
+    # A relative path is printed as given, as Kafka's find does.
+    assert out.splitlines()[4:6] == ["bar/partitions", "bar/partitions/0"]
+    assert "bar/partitions/0/leader" in out.splitlines()
 
 
 def test_errors_go_to_stderr_and_set_status(image):
@@ -244,14 +245,15 @@ def test_completions(image):
     shell = MetadataShell.for_image(image)
     assert shell.completions("", "c") == ["cat ", "cd "]
     assert shell.completions("man ", "h") == ["help ", "history "]
-    assert shell.completions("ls ", "/top") == ["/topicIds/", "/topics/"]
-    assert shell.completions("cat ", "/topics/f") == ["/topics/foo/"]
-    assert shell.completions("cat ", "/topics/foo/") == [
-        "/topics/foo/id ",
-        "/topics/foo/name ",
-        "/topics/foo/partitions/",
+    assert shell.completions("ls ", "/") == ["/image/", "/local/"]
+    assert shell.completions("cat ", "/image/topics/byName/f") == ["/image/topics/byName/foo/"]
+    assert shell.completions("cat ", "/image/topics/byName/foo/") == [
+        "/image/topics/byName/foo/0 ",
+        "/image/topics/byName/foo/1 ",
+        "/image/topics/byName/foo/id ",
+        "/image/topics/byName/foo/name ",
     ]
-    shell.execute("cd /topics")
+    shell.execute("cd /image/topics/byName")
     assert shell.completions("cat ", "b") == ["bar/"]
     assert shell.completions("cat ", "nope/") == []
 
@@ -410,9 +412,9 @@ def test_interactive_session_with_tab_completion(snapshot):
     assert "offset 41" in banner
     term.send("ls\r")
     listing = term.expect("metadata:/> ")
-    assert "brokers" in listing and "topicIds" in listing
+    assert "image" in listing and "local" in listing
     # Tab completes the unique directory (with its "/" and no space), then the file.
-    term.send("cat /topics/f\t")
+    term.send("cat /image/topics/byName/f\t")
     assert "oo/" in term.expect("oo/")
     term.send("i\t")
     term.expect("d")
@@ -422,3 +424,71 @@ def test_interactive_session_with_tab_completion(snapshot):
     term.expect("metadata:/topics> ")
     term.send("exit\r")
     assert term.wait() == 0
+
+
+# --- Kafka's layout ---------------------------------------------------------------------------
+
+
+def test_kafka_layout_at_the_root(image):
+    status, out, err, shell = session(image, "ls /", "ls /image", "cat /image/features/metadataVersion",
+                                      "cat /image/producerIds/nextProducerId", "ls /image/topics/byName",
+                                      "cat /image/topics/byId/" + str(FOO) + "/name")  # fmt: skip
+    assert status == 0, err
+    assert out.splitlines() == [
+        "image", "local",
+        "acls", "clientQuotas", "cluster", "configs", "delegationToken", "diskless", "features", "producerIds",
+        "provenance", "scram", "topics",
+        "Optional[3.9-IV0]", "5000", "bar", "foo", "foo",
+    ]  # fmt: skip
+    # The old layout still answers at its paths, without showing in listings.
+    assert session(image, "cat /topics/foo/id")[1] == f"{FOO}\n"
+    assert "/brokers" not in session(image, "find /")[1].split()
+
+
+def test_kafka_text_of_registrations(image):
+    _, out, _, _ = session(image, "cat /image/cluster/brokers/2 /image/acls/byId/" + str(ACL_ID),
+                           "ls /image/clientQuotas /image/scram/SCRAM-SHA-512", "cat /image/configs/BROKER/*")  # fmt: skip
+    lines = out.splitlines()
+    assert lines[0].startswith("BrokerRegistration(id=2, epoch=11, incarnationId=")
+    assert ", fenced=true, inControlledShutdown=false, isMigratingZkBroker=false, " in lines[0]
+    assert lines[1] == ("StandardAcl[resourceType=TOPIC, resourceName=foo, patternType=LITERAL, principal=User:alice, "
+                        "host=*, operation=READ, permissionType=ALLOW]")  # fmt: skip
+    # Kafka's shell cannot name a default quota entity; ours calls it <default>.
+    assert lines[2:7] == ["clientQuotas:", "user(<default>)", "user(CN=a/b)", "user(alice)", ""]
+    assert lines[7:] == ["SCRAM-SHA-512:", "alice", "2"]
+
+
+def test_ls_is_sorted_as_kafka_sorts(tmp_path):
+    image = MetadataImage().replay([topic(), *[partition(i) for i in range(12)]])
+    _, out, _, _ = session(image, "ls /image/topics/byName/foo")
+    assert out.split() == ["0", "1", "10", "11", *map(str, range(2, 10)), "id", "name"]
+
+
+def test_tree_prints_names_and_contents(image):
+    status, out, err, _ = session(image, "tree /image/producerIds /image/features", "tree /nowhere")
+    assert status == 1 and err == "tree: /nowhere: no such file or directory\n"
+    assert out.splitlines() == ["nextProducerId:", "  5000", "metadataVersion:", "  Optional[3.9-IV0]"]
+
+
+def test_words_make_one_command_as_with_kafkas_shell(snapshot, capsys):
+    assert cli.main(["shell", "--snapshot", str(snapshot), "ls", "/image/topics/byName"]) == 0
+    assert capsys.readouterr().out == "bar\nfoo\n"
+    assert cli.main(["shell", "-s", str(snapshot), "ls /image/topics/byName", "pwd"]) == 0
+    assert capsys.readouterr().out == "bar\nfoo\n/\n"
+
+
+def test_snapshot_option_takes_a_segment(tmp_path, capsys):
+    segment = write_segment(tmp_path, 0, [topic(), partition(0)])
+    assert cli.main(["shell", "--snapshot", str(segment), "cat", "/image/topics/byName/foo/name"]) == 0
+    assert capsys.readouterr().out == "foo\n"
+
+
+def test_java_text_forms():
+    from kafka_meta_proto.image_text import iso_zoned_utc, java_double, metadata_version_name
+
+    assert [java_double(v) for v in (1024.0, 2.5e7, 1e7, 9999999.0, 1e-4, 0.001, 0.0, -3e-9)] == [
+        "1024.0", "2.5E7", "1.0E7", "9999999.0", "1.0E-4", "0.001", "0.0", "-3.0E-9"]  # fmt: skip
+    assert iso_zoned_utc(1754474509633) == "2025-08-06T10:01:49.633Z[UTC]"
+    assert iso_zoned_utc(1754474509600) == "2025-08-06T10:01:49.6Z[UTC]"
+    assert iso_zoned_utc(1700000000000) == "2023-11-14T22:13:20Z[UTC]"
+    assert metadata_version_name(21) == "Optional[3.9-IV0]" and metadata_version_name(None) == "Optional.empty"

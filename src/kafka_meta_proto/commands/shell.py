@@ -1,25 +1,32 @@
 """Browse a KRaft metadata image as a file tree: ls, cd, cat, find over brokers, topics, configs...
 
-The image comes from a snapshot (--snapshot FILE) or a __cluster_metadata-0 directory (--log DIR:
-its newest snapshot, then the segments after it). Each COMMAND argument is one shell command, run in
-order (quote them: "ls -l /topics"); without any, commands are read from stdin, or typed at an
-interactive prompt with history and tab completion when stdin is a terminal. A failed command
-prints its error to stderr and makes the exit status 1. See docs/metadata-shell.md for the layout.
+The image comes from a snapshot (--snapshot FILE; a .log segment is read the same way) or a
+__cluster_metadata-0 directory (--log DIR: its newest snapshot, then the segments after it). The
+tree is Kafka's metadata shell's (/image/..., /local). Unquoted words make one command, as with
+Kafka's shell (`shell --snapshot F ls /image/topics`); several quoted commands run in order
+(`shell --snapshot F "ls /image" "cat /image/provenance"`); without any, commands are read from
+stdin, or typed at an interactive prompt with history and tab completion when stdin is a
+terminal. A failed command prints its error to stderr and makes the exit status 1. See
+docs/metadata-shell.md for the layout.
 """
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
 from ..image import MetadataImage
-from ..shell import MetadataShell, interactive
+from ..shell import ALIASES, COMMANDS, MetadataShell, interactive
 
 
 def add_arguments(parser) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument(
-        "--snapshot", metavar="FILE", help="a snapshot file (*.checkpoint, bootstrap.checkpoint)"
+        "--snapshot",
+        "-s",
+        metavar="FILE",
+        help="a snapshot file (*.checkpoint, bootstrap.checkpoint) or a *.log segment",
     )
     source.add_argument(
         "--log",
@@ -35,16 +42,16 @@ def add_arguments(parser) -> None:
         "commands",
         nargs="*",
         metavar="COMMAND",
-        help='shell commands to run, e.g. "ls /topics" "cat /topics/foo/id"',
+        help="one command as words (ls /image/topics), or several quoted commands",
     )
 
 
 def load_image(args) -> MetadataImage:
     """The image --snapshot or --log names (shared with other subcommands)."""
     strict = getattr(args, "strict", False)
-    if args.snapshot:
-        return MetadataImage.from_snapshot(args.snapshot, strict=strict)
-    path = Path(args.log)
+    path = Path(args.snapshot or args.log)
+    if args.snapshot and path.suffix != ".log":
+        return MetadataImage.from_snapshot(path, strict=strict)
     if path.is_file():
         return MetadataImage(strict=strict).replay_segment(path)
     return MetadataImage.from_log_dir(path, strict=strict)
@@ -60,9 +67,18 @@ def run(args) -> int:
         print(f"warning: skipped {problem}", file=sys.stderr)
     shell = MetadataShell.for_image(image)
     if args.commands:
-        return shell.run_lines(args.commands)
+        return shell.run_lines(command_lines(args.commands))
     if sys.stdin.isatty():
         banner = (f"Metadata image at offset {image.offset} (epoch {image.epoch}): {len(image.brokers)} brokers, "
                   f"{len(image.topics)} topics. Type help for the commands, exit to leave.")  # fmt: skip
         return interactive(shell, banner=banner)
     return shell.run_lines(sys.stdin)
+
+
+def command_lines(words: list[str]) -> list[str]:
+    """The commands the arguments name: words starting with a bare command name are one command
+    (as Kafka's shell reads its arguments), otherwise each argument is a command of its own."""
+    first = words[0]
+    if first in COMMANDS or first in ALIASES:
+        return [" ".join(shlex.quote(word) for word in words)]
+    return words

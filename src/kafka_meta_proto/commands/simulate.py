@@ -53,6 +53,8 @@ def add_arguments(parser) -> None:
                         help="take the snapshot after this fraction of the records (default 0.5; 0 for none)")  # fmt: skip
     parser.add_argument("--events-per-second", type=float, default=2.0, metavar="R",
                         help="metadata changes per simulated second besides the NoOps (default 2)")  # fmt: skip
+    parser.add_argument("--no-diskless", dest="diskless", action="store_false",
+                        help="no diskless topics: only records Kafka's own tools know")  # fmt: skip
     parser.add_argument(
         "--jobs",
         type=int,
@@ -85,6 +87,7 @@ def run(args) -> int:
         controllers=args.controllers,
         snapshot_at=args.snapshot_at if args.snapshot_at > 0 else None,
         events_per_second=args.events_per_second,
+        diskless=args.diskless,
     )
     elapsed = time.perf_counter() - started
     if not args.quiet:
