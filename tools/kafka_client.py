@@ -9,12 +9,16 @@ headers, our message classes. For tests against a real broker, not for productio
 from __future__ import annotations
 
 import socket
+from collections import Counter
 from dataclasses import dataclass
 
 from kafka_meta_proto import message_class, protocol
 from kafka_meta_proto.message import Message
 
 CLIENT_ID = "kafka-meta-proto-tests"
+
+# Requests answered in this process, by (request name, version): the tests report it.
+EXCHANGED: Counter[tuple[str, int]] = Counter()
 
 
 @dataclass
@@ -69,6 +73,7 @@ class KafkaConnection:
             raise ConnectionError(
                 f"correlation id {response.correlation_id}, expected {self.correlation_id}"
             )
+        EXCHANGED[(type(request).__name__, version)] += 1
         return Exchange(version, request, response, raw)
 
 

@@ -165,6 +165,10 @@ class Answers:
         return sum(max(len(self.kafka[c]), len(self.ours[c])) for c in self.kafka)
 
 
+# Every comparison made in this process: (file name, lines compared, lines that differ).
+COMPARISONS: list[tuple[str, int, int]] = []
+
+
 def compare_shells(release: str, path: Path) -> Answers:
     """``find /``, ``tree /``, ``ls`` of every directory and ``cat`` of every file, in both shells.
 
@@ -189,6 +193,7 @@ def compare_shells(release: str, path: Path) -> Answers:
         directories = {p for p in paths if _is_directory(shell, p)}
         ask("ls", *[p for p in paths if p in directories])
         ask("cat", *[p for p in paths if p not in directories])
+    COMPARISONS.append((path.name, answers.lines, len(answers.differences)))
     return answers
 
 

@@ -15,7 +15,9 @@ import pytest
 from conftest import ROOT, need_kafka
 
 sys.path.insert(0, str(ROOT / "tools"))
+import kafka_client  # noqa: E402
 import kafka_cluster  # noqa: E402
+import kafka_shell  # noqa: E402
 import kafka_oracle  # noqa: E402
 
 NEWEST, OLDEST = kafka_oracle.releases()[-1], kafka_oracle.releases()[0]
@@ -69,3 +71,14 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(
                 f"Kafka {c.release} cluster ({len(c.nodes)} node(s)) started in {c.startup_seconds:.1f} s; logs in {c.workdir}"
             )
+    if kafka_client.EXCHANGED:
+        exchanged = kafka_client.EXCHANGED
+        by_api = ", ".join(f"{name.removesuffix('Request')} v{version}: {count}"
+                           for (name, version), count in sorted(exchanged.items()))  # fmt: skip
+        terminalreporter.write_line(
+            f"Requests exchanged with Kafka: {sum(exchanged.values())} ({by_api})"
+        )
+    for name, lines, different in kafka_shell.COMPARISONS:
+        terminalreporter.write_line(
+            f"Kafka's metadata shell and ours on {name}: {lines} lines compared, {different} differ (named)"
+        )
