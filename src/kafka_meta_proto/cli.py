@@ -1,10 +1,22 @@
-"""The ``kafka-meta-proto`` command: one subcommand per module in ``commands/``."""
+"""The ``kafka-meta-proto`` command: one subcommand per module in ``commands/``.
+
+Only the chosen subcommand's module is imported, so a command needs only its own dependencies
+(``--help`` and ``--version`` need none); a missing one is named with the extra that installs it.
+"""
 
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
+import importlib.util
+import platform
 import sys
+from pathlib import Path
+
+from . import __version__
+
+PROG = "kafka-meta-proto"
 
 # subcommand -> module in kafka_meta_proto.commands; each module has add_arguments(parser) and run(args).
 COMMANDS = {
@@ -18,21 +30,78 @@ COMMANDS = {
     "stale-partitions": "stale_partitions",
 }
 
+# Third-party modules and the extra of the package that installs each.
+EXTRAS = {
+    "cramjam": "log", "crc32c": "log", "lz4": "log", "zstandard": "log",
+    "pyspark": "spark", "pyarrow": "spark", "pandas": "spark", "py4j": "spark",
+    "jinja2": "codegen", "black": "codegen",
+}  # fmt: skip
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+
+
+def version_text() -> str:
+    return f"{PROG} {__version__} (pure Python codec; Python {platform.python_version()})"
+
+
+def _docstring(module_name: str) -> str:
+    """A command module's docstring, read from its source so the module is not imported."""
+    spec = importlib.util.find_spec(f"{__package__}.commands.{module_name}")
+    source = Path(spec.origin).read_text(encoding="utf-8")
+    return ast.get_docstring(ast.parse(source)) or ""
+
+
+def missing_dependency(command: str, error: ModuleNotFoundError) -> str | None:
+    """One line naming the extra to install, when ``error`` is a missing third-party module."""
+    top = (error.name or "").split(".")[0]
+    extra = EXTRAS.get(top)
+    if extra is None:
+        return None
+    return (f"{PROG} {command}: needs the {top!r} module of the {extra!r} extra: "
+            f"pip install 'kafka-meta-proto[{extra}]'")  # fmt: skip
+
+
+def _chosen(argv: list[str]) -> str | None:
+    """The subcommand named on the command line (the first word that is not an option)."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="kafka-meta-proto", description="Kafka protocol and KRaft metadata tools.")
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = argparse.ArgumentParser(prog=PROG, description="Kafka protocol and KRaft metadata tools.")
+    parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    modules = {}
+    chosen, module = _chosen(argv), None
     for name, module_name in COMMANDS.items():
-        module = importlib.import_module(f"kafka_meta_proto.commands.{module_name}")
-        modules[name] = module
-        p = sub.add_parser(name, help=module.__doc__.strip().splitlines()[0], description=module.__doc__)
-        module.add_arguments(p)
+        doc = _docstring(module_name)
+        command_parser = sub.add_parser(name, help=doc.splitlines()[0], description=doc)
+        if name == chosen:
+            try:
+                module = importlib.import_module(f"{__package__}.commands.{module_name}")
+            except ModuleNotFoundError as error:
+                message = missing_dependency(name, error)
+                if message is None:
+                    raise
+                if "-h" in argv or "--help" in argv:  # the description, and what to install
+                    print(f"usage: {PROG} {name} ...\n\n{doc}\n\n{message}")
+                    return 0
+                print(message, file=sys.stderr)
+                return 2
+            module.add_arguments(command_parser)
     args = parser.parse_args(argv)
     try:
-        return modules[args.command].run(args) or 0
+        return module.run(args) or 0
     except BrokenPipeError:  # e.g. piped into `head`
         return 0
+    except KeyboardInterrupt:
+        print(f"{PROG} {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except ModuleNotFoundError as error:  # a dependency imported when the command needs it
+        message = missing_dependency(args.command, error)
+        if message is None:
+            raise
+        print(message, file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

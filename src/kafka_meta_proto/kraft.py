@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import DecodeError
+from .errors import DecodeError, EncodeError
 from .message import Message
 from .messages import REGISTRY
 from .wire import read_uvarint, uvarint
@@ -89,6 +89,9 @@ def _header_varint(data: bytes, pos: int, field: str) -> tuple[int, int]:
 
 def encode_record_value(message: Message, version: int, frame_version: int = FRAME_VERSION) -> bytes:
     """The record value for a metadata record message at ``version``."""
+    if getattr(message, "MESSAGE_TYPE", None) != "metadata":
+        what = type(message).__name__ if isinstance(message, Message) else repr(message)[:60]
+        raise EncodeError(f"{what} is not a KRaft metadata record; only those make a record value")
     out = bytearray(uvarint(frame_version) + uvarint(message.API_KEY) + uvarint(version))
     message.encode_into(out, version)
     return bytes(out)

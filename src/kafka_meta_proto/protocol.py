@@ -173,12 +173,15 @@ def encode_response(
 def decode_response(data, api_key: int, api_version: int, *, size_prefix: bool = True, registry=REGISTRY) -> Response:
     """Decode one response; the api key and version come from the matching request."""
     payload = _whole(data, size_prefix)
+    base = 4 if size_prefix else 0
+    # The same errors as decode_request: a DecodeError that is also an UnsupportedVersionError.
     try:
         body_cls = registry.response_class(api_key)
     except KeyError:
-        raise UnsupportedVersionError(f"no response schema for api key {api_key}") from None
+        raise UnsupportedVersionDecodeError(f"no response schema for api key {api_key}", base, "header") from None
+    if api_version not in body_cls.versions():
+        raise UnsupportedVersionDecodeError(f"{body_cls.NAME} has no version {api_version}", base, "header")
     hv = response_header_version(api_key, api_version, registry)
-    base = 4 if size_prefix else 0
     header, pos = _decode_part(registry.message_class("ResponseHeader"), payload, hv, 0, base, "header")
     body, _ = _decode_part(body_cls, payload, api_version, pos, base, "")
     return Response(header, body)

@@ -10,6 +10,7 @@ of each coordinator's internal topic ("group-coordinator", "transaction-coordina
 
 from __future__ import annotations
 
+import difflib
 import importlib
 
 KEYED_TYPES = ("request", "response", "metadata", "coordinator-key", "coordinator-value")
@@ -58,10 +59,18 @@ class Registry:
         if cls is None:
             module = self._modules.get(name)
             if module is None:
-                raise KeyError(f"no message named {name!r} in {self.package}")
+                raise KeyError(f"no message named {name!r} in {self.package}{self._suggest(name)}")
             cls = getattr(importlib.import_module(f"{self.package}.{module}"), name)
             self._classes[name] = cls
         return cls
+
+    def _suggest(self, name: str) -> str:
+        """``; did you mean 'FetchRequest'?`` for a near miss, by spelling or by case."""
+        names = list(self._modules)
+        by_case = {n.lower(): n for n in names}
+        close = ([by_case[name.lower()]] if str(name).lower() in by_case else []) or difflib.get_close_matches(
+            str(name), names, n=3, cutoff=0.75)  # fmt: skip
+        return f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
 
     def _keyed(self, mtype: str, key: int, scope: str = "") -> type:
         name = self._keys.get((mtype, scope, key))

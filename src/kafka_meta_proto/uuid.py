@@ -6,6 +6,7 @@ import base64
 import binascii
 import os
 import re
+import uuid
 
 _TEXT = re.compile(r"[A-Za-z0-9_-]{22}")
 
@@ -20,10 +21,18 @@ class Uuid:
     METADATA_TOPIC_ID: Uuid
     RESERVED: frozenset[Uuid]
 
-    def __init__(self, raw: bytes):
+    def __init__(self, raw: bytes | str | uuid.UUID | Uuid):
+        """From 16 bytes, Kafka's text form (``Uuid("MvDxzVmcRsaTz33bUuRU6A")``), a
+        ``uuid.UUID`` or another Uuid."""
         # A value type: treat it as immutable. No __setattr__ guard, because decoders build
         # one per uuid field and the guard would double the cost of that.
         if type(raw) is not bytes or len(raw) != 16:
+            if isinstance(raw, str):
+                raw = Uuid.from_string(raw).bytes
+            elif isinstance(raw, (uuid.UUID, Uuid)):
+                raw = raw.bytes
+            elif not isinstance(raw, (bytes, bytearray, memoryview)):
+                raise TypeError(f"a Uuid is made from 16 bytes, its text form or a uuid.UUID, not {type(raw).__name__}")
             raw = bytes(raw)
             if len(raw) != 16:
                 raise ValueError(f"a Uuid is 16 bytes, got {len(raw)}")

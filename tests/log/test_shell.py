@@ -492,3 +492,8 @@ def test_java_text_forms():
     assert iso_zoned_utc(1754474509600) == "2025-08-06T10:01:49.6Z[UTC]"
     assert iso_zoned_utc(1700000000000) == "2023-11-14T22:13:20Z[UTC]"
     assert metadata_version_name(21) == "Optional[3.9-IV0]" and metadata_version_name(None) == "Optional.empty"
+
+
+def test_a_path_without_metadata_is_an_error(tmp_path, capsys):
+    assert cli.main(["shell", "--log", str(tmp_path), "pwd"]) == 2
+    assert "holds no metadata records" in capsys.readouterr().err

@@ -65,6 +65,11 @@ def run(args) -> int:
         return 2
     for problem in image.problems:
         print(f"warning: skipped {problem}", file=sys.stderr)
+    if image.records_applied == 0:
+        where = args.snapshot or args.log
+        print(f"kafka-meta-proto shell: {where} holds no metadata records (is it a "
+              "__cluster_metadata-0 directory, a snapshot or a segment?)", file=sys.stderr)  # fmt: skip
+        return 2
     shell = MetadataShell.for_image(image)
     if args.commands:
         return shell.run_lines(command_lines(args.commands))

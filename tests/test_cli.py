@@ -1,0 +1,99 @@
+"""The command line as a new user meets it: a plain install without extras, --version, Ctrl-C,
+and the errors around the edges of the library (close matches, wrong kinds of input)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+from kafka_meta_proto import Uuid, cli, kraft, message_class, protocol
+from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
+
+# Runs the CLI as if none of the extras were installed: importing any of them fails.
+PLAIN_INSTALL = f"""
+import sys
+for name in {sorted(cli.EXTRAS)!r}:
+    sys.modules[name] = None
+from kafka_meta_proto import cli
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def plain(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", PLAIN_INSTALL, *argv], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+
+
+def test_a_plain_install_lists_commands_and_runs_those_needing_no_extra():
+    run = plain("--help")
+    assert run.returncode == 0 and all(name in run.stdout for name in cli.COMMANDS), run.stderr
+    run = plain("--version")
+    assert run.returncode == 0 and run.stdout.startswith("kafka-meta-proto 0.1.0 (pure Python codec")
+    run = plain("random-uuid", "-n", "3")
+    assert run.returncode == 0 and len(run.stdout.split()) == 3
+    assert plain("demo").returncode == 0
+
+
+def test_a_plain_install_names_the_extra_a_command_needs():
+    run = plain("dump-log", "some.log")
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.splitlines() == [
+        "kafka-meta-proto dump-log: needs the 'cramjam' module of the 'log' extra: "
+        "pip install 'kafka-meta-proto[log]'"
+    ]
+    run = plain("simulate", "--help")  # help still describes the command, and says what to install
+    assert run.returncode == 0 and "Simulate KRaft clusters" in run.stdout and "'log' extra" in run.stdout
+
+
+def test_ctrl_c_stops_with_one_line_and_status_130(monkeypatch, capsys):
+    from kafka_meta_proto.commands import random_uuid
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(random_uuid, "run", interrupted)
+    assert cli.main(["random-uuid"]) == 130
+    assert capsys.readouterr().err == "kafka-meta-proto random-uuid: interrupted\n"
+
+
+def test_random_uuid_refuses_a_count_below_one(capsys):
+    assert cli.main(["random-uuid", "-n", "-1"]) == 2
+    assert "-n must be at least 1" in capsys.readouterr().err
+
+
+def test_message_class_suggests_a_close_name():
+    with pytest.raises(KeyError, match="did you mean 'FetchRequest'"):
+        message_class("Fetchrequest")
+    with pytest.raises(KeyError, match="no message named 'Nothing'") as info:
+        message_class("Nothing")
+    assert "did you mean" not in str(info.value)
+
+
+def test_only_metadata_records_make_a_record_value():
+    with pytest.raises(EncodeError, match="FetchRequest is not a KRaft metadata record"):
+        kraft.encode_record_value(message_class("FetchRequest")(), 0)
+    with pytest.raises(EncodeError, match="not a KRaft metadata record"):
+        kraft.encode_record_value(b"bytes", 0)
+
+
+def test_uuid_from_text_and_from_uuid_uuid():
+    text = "MvDxzVmcRsaTz33bUuRU6A"
+    parsed = Uuid(text)
+    assert parsed == Uuid.from_string(text) and str(parsed) == text
+    assert Uuid(uuid.UUID(bytes=parsed.bytes)) == parsed and Uuid(parsed) == parsed
+    with pytest.raises(TypeError, match="not int"):
+        Uuid(12)
+    with pytest.raises(ValueError, match="22 URL-safe base64"):
+        Uuid("not-a-uuid")
+
+
+def test_decode_response_errors_as_decode_request_does():
+    frame = (4).to_bytes(4, "big") + (1).to_bytes(4, "big")
+    for call in (lambda: protocol.decode_response(frame, 9999, 0),
+                 lambda: protocol.decode_response(frame, 1, 999)):  # fmt: skip
+        with pytest.raises(DecodeError) as info:
+            call()
+        assert isinstance(info.value, UnsupportedVersionError)
