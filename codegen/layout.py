@@ -69,7 +69,6 @@ class Run:
     """Consecutive fixed-width fields read and written with one precompiled Struct."""
 
     fields: list[Wire]
-    const: str = ""  # module constant holding the Struct
 
     @property
     def fmt(self) -> str:

@@ -12,8 +12,17 @@ from .uuid import Uuid
 MISSING = object()
 
 
+NOT_NULLABLE = "is null but not nullable in this version"
+
+
 def error(path: str, reason: str) -> DecodeError:
     return DecodeError(reason, None, path.rstrip("."))
+
+
+def unexpected(value, path: str, expected: str) -> DecodeError:
+    """The error for a value of the wrong kind; null gets its own reason. Generated code accepts
+    null itself where the field is nullable, so null reaching a converter is a refused null."""
+    return error(path, NOT_NULLABLE if value is None else f"{expected} is expected, got {value!r}")
 
 
 def b64(data: bytes) -> str:
@@ -25,7 +34,7 @@ def _integer(value, path: str, lo: int, hi: int) -> int:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         else:
-            raise error(path, f"an integer is expected, got {value!r}")
+            raise unexpected(value, path, "an integer")
     if not lo <= value <= hi:
         raise error(path, f"{value} is out of range [{lo}, {hi}]")
     return value
@@ -58,7 +67,7 @@ def int64(v, path):
 def bool(v, path):  # noqa: A001 - named after the schema type
     if v is True or v is False:
         return v
-    raise error(path, f"true or false is expected, got {v!r}")
+    raise unexpected(v, path, "true or false")
 
 
 def float64(v, path):
@@ -66,18 +75,18 @@ def float64(v, path):
         return float(v)
     if v in ("NaN", "Infinity", "-Infinity"):
         return float(v.replace("Infinity", "inf"))
-    raise error(path, f"a number is expected, got {v!r}")
+    raise unexpected(v, path, "a number")
 
 
 def string(v, path):
     if isinstance(v, str):
         return v
-    raise error(path, f"a string is expected, got {v!r}")
+    raise unexpected(v, path, "a string")
 
 
 def bytes_(v, path):
     if not isinstance(v, str):
-        raise error(path, f"base64 text is expected, got {v!r}")
+        raise unexpected(v, path, "base64 text")
     try:
         return base64.b64decode(v, validate=True)
     except (binascii.Error, ValueError) as e:
@@ -90,6 +99,8 @@ records = bytes_
 
 
 def uuid(v, path):
+    if v is None:
+        raise error(path, NOT_NULLABLE)
     try:
         return Uuid.from_string(v)
     except ValueError as e:
@@ -98,7 +109,7 @@ def uuid(v, path):
 
 def array(v, path: str, element):
     if not isinstance(v, list):
-        raise error(path, f"an array is expected, got {type(v).__name__}")
+        raise error(path, NOT_NULLABLE if v is None else f"an array is expected, got {type(v).__name__}")
     return [element(e, f"{path}[{i}]") for i, e in enumerate(v)]
 
 
