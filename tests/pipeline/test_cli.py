@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from kafka_meta_proto import cli
 
 
@@ -53,3 +55,16 @@ def test_inputs_and_output_through_hadoop_filesystem_uris(spark, tmp_path, monke
     assert {f.file: f.records_written for f in report.files} == {f: n for (_, f), n in plain.records.items()}
     assert report.balanced and report.violations == 0
     assert (tmp_path / "out" / "report").is_dir() and not (tmp_path / "out" / "report.txt").exists()
+
+
+def test_audit_command_needs_java_for_a_cluster_master_too(tmp_path, monkeypatch, capsys):
+    """The driver's JVM starts in this process whatever the master, so no Java is a plain
+    message for spark:// as for local[2] (not a traceback from pyspark)."""
+    pytest.importorskip("pyspark", reason="pyspark is not installed")
+    from kafka_meta_proto.pipeline import spark as spark_mod
+
+    monkeypatch.setattr(spark_mod, "java_available", lambda: False)
+    monkeypatch.delenv("PYSPARK_GATEWAY_PORT", raising=False)
+    for master in ("local[2]", "spark://127.0.0.1:7077"):
+        assert cli.main(["audit", str(tmp_path), "--master", master, "--out", str(tmp_path / "out")]) == 2
+        assert "Spark needs Java" in capsys.readouterr().err

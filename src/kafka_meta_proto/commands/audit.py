@@ -46,7 +46,8 @@ def run(args) -> int:
     from ..pipeline.report import render
     from ..pipeline.spark import java_available, under_spark_submit
 
-    if not under_spark_submit() and (args.master is None or args.master.startswith("local")) and not java_available():
+    # Outside spark-submit the driver's JVM starts here, whatever the master (local, spark://, yarn)
+    if not under_spark_submit() and not java_available():
         print("kafka-meta-proto audit: Spark needs Java (17 or 21) on PATH or in JAVA_HOME", file=sys.stderr)
         return 2
     for name, value in (("--sample-records", args.sample_records), ("--sample-clusters", args.sample_clusters),

@@ -5,6 +5,14 @@ JVM and sets the master itself) the session spark-submit made is used as it is. 
 the Python workers run this very interpreter (``PYSPARK_PYTHON``), which has the package (an
 editable install or a wheel); for a cluster, ship the package with ``spark-submit --py-files``
 (see docs/pipeline.md).
+
+With ``--master spark://...`` (or any other cluster) outside spark-submit, the cluster's
+settings are left alone: the executors' Python workers run the interpreter the driver's
+environment names (``PYSPARK_PYTHON``, else ``python3`` on the workers), the driver advertises
+the address Spark picks for it (``SPARK_LOCAL_IP`` chooses another), and executor memory, cores
+and shuffle partitions come from spark-defaults.conf (SPARK_CONF_DIR) or Spark's defaults; a value
+set here would override them. Spark's default executor (1 GiB) fits a worker offering 1 GiB, as
+tests/pipeline/test_standalone_cluster.py runs it.
 """
 
 from __future__ import annotations
