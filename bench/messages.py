@@ -480,6 +480,7 @@ def floor_decode(buf, MR=None):
     m = _new(MR)
     m.throttle_time_ms, m.brokers, m.cluster_id, m.controller_id, m.topics = throttle, brokers, cluster_id, controller_id, topics
     m.cluster_authorized_operations = -2147483648
+    m.error_code = 0  # a v13 field; v12 leaves it at its default
     m.unknown_tagged_fields = ()
     return m
 
