@@ -303,7 +303,7 @@ def iter_file_batches(
         else:
             view, valid = item, True
         try:
-            records = list(view.records())
+            records = view.record_list()
         except LogFormatError as exc:
             summary.errors.append(f"position {view.position}: {exc.reason}")
             records = None

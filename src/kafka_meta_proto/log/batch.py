@@ -254,19 +254,24 @@ def iter_batch_records(
     """The records of the batch ``data`` one at a time; a control batch's keys are checked."""
     section, start = records_section(header, data, max_decompressed)
     records = iter_records(section, start, header.records_count)
-    if not header.attributes & ATTR_CONTROL:
-        yield from records
-        return
+    if header.attributes & ATTR_CONTROL:
+        return _checked_control_records(records)
+    return records
+
+
+def _checked_control_records(records: Iterator[Record]) -> Iterator[Record]:
     for record in records:
         parse_control_key(record.key)
         yield record
 
 
-def build_batch(
+def read_records(
     header: BatchHeader, data: bytes, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED
-) -> RecordBatch:
-    """The RecordBatch of the sound batch ``data`` (LogFormatError if its records are not)."""
-    if header.attributes & ATTR_COMPRESSION:
+) -> tuple[list[Record], tuple | None]:
+    """All records of the batch ``data``, and for a compressed one what RecordBatch keeps to
+    write it back unchanged: ``(codec, records bytes, compressed payload)``."""
+    codec = header.attributes & ATTR_COMPRESSION
+    if codec:
         section, start = records_section(header, data, max_decompressed)
     else:
         section, start = data, HEADER_SIZE
@@ -274,7 +279,14 @@ def build_batch(
     if header.attributes & ATTR_CONTROL:
         for record in records:
             parse_control_key(record.key)
-    source = None if start else (header.attributes & ATTR_COMPRESSION, section, data[HEADER_SIZE:])
+    return records, (codec, section, data[HEADER_SIZE:]) if codec else None
+
+
+def build_batch(
+    header: BatchHeader, data: bytes, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED
+) -> RecordBatch:
+    """The RecordBatch of the sound batch ``data`` (LogFormatError if its records are not)."""
+    records, source = read_records(header, data, max_decompressed)
     # The header's fields are RecordBatch's first twelve, in order; the count is len(records).
     return RecordBatch(*header[:12], records, source)
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from operator import itemgetter
 
-from .batch import RecordBatch, build_batch, iter_batch_records, read_frame
+from .batch import RecordBatch, build_batch, iter_batch_records, read_frame, read_records
 from .compression import DEFAULT_MAX_DECOMPRESSED
 from .errors import CorruptBatchError, LogFormatError, TruncatedBatchError
 from .crc import crc32c
@@ -77,15 +77,20 @@ class BatchView(tuple):
         return _new_tuple(cls, (position, header, data, max_decompressed))
 
     def records(self) -> Iterator[Record]:
-        """Its records one at a time (LogFormatError when they stop parsing)."""
+        """Its records one at a time; a LogFormatError when they stop parsing (``malformed``
+        makes it the batch's damage)."""
+        return iter_batch_records(self[1], self[2], self[3])
+
+    def record_list(self) -> list[Record]:
+        """All of its records (a LogFormatError, with the batch's position, if they do not parse)."""
         try:
-            yield from iter_batch_records(self[1], self[2], self[3])
+            return read_records(self[1], self[2], self[3])[0]
         except LogFormatError as exc:
             _place(exc, self[0])
             raise
 
     def decode(self) -> RecordBatch:
-        """The batch with all of its records (LogFormatError when they do not parse)."""
+        """The batch with all of its records (a LogFormatError if they do not parse)."""
         try:
             return build_batch(self[1], self[2], self[3])
         except LogFormatError as exc:
