@@ -10,9 +10,9 @@ little):
 - dump-log: ``dump.dump`` of every segment and snapshot, Kafka's text form, written to a null
   stream;
 - dump-log --json: the same with one JSON object per record;
-- decode stage: ``pipeline.decode.decode_unit`` over every unit of the cluster (Arrow batches
-  built, nothing written), in a fresh process for each run so that no decoded value is cached
-  from the run before.
+- decode stage: ``pipeline.decode.decode_units`` over every unit of the cluster, as one Spark task
+  decodes its units (Arrow batches built, nothing written), in a fresh process for each run so
+  that no decoded value is kept from the run before.
 """
 
 from __future__ import annotations
@@ -57,15 +57,14 @@ def time_dump(paths: list[str], as_json: bool) -> float:
 
 
 def time_decode(cluster: str) -> float:
-    from kafka_meta_proto.pipeline.decode import decode_unit
+    from kafka_meta_proto.pipeline.decode import decode_units
     from kafka_meta_proto.pipeline.inputs import discover
 
-    units = discover([cluster]).units()
+    units = [unit.row() for unit in discover([cluster]).units()]
     start = time.process_time()
     rows = 0
-    for unit in units:
-        for batch in decode_unit(unit.row()):
-            rows += batch.num_rows
+    for batch in decode_units(units):
+        rows += batch.num_rows
     return time.process_time() - start
 
 
