@@ -4,6 +4,7 @@ controlled shutdowns, crashes, and the producer-ID blocks they are handed."""
 from __future__ import annotations
 
 from ..kraft_rules import (
+    NO_LEADER,
     FENCE,
     PRODUCER_ID_BLOCK_SIZE,
     UNFENCE,
@@ -74,7 +75,7 @@ class BrokerEvents:
         changes = []
         for topic in self.topics.values():
             for index, p in enumerate(topic.partitions):
-                if p.leader == -1 and broker.id in p.isr:
+                if p.leader == NO_LEADER and broker.id in p.isr:
                     changes.append((topic, index, p))
         for topic, index, p in changes:
             messages.append(self.pcr(topic, index, leader=broker.id))

@@ -3,7 +3,7 @@ ISR when a broker goes."""
 
 from __future__ import annotations
 
-from ..kraft_rules import NO_LEADER_CHANGE, epochs_after_change
+from ..kraft_rules import NO_LEADER, NO_LEADER_CHANGE, epochs_after_change
 from .model import Broker
 
 
@@ -23,12 +23,12 @@ class PartitionEvents:
                     not isr
                 ):  # the last in-sync replica stays in the ISR; the partition loses its leader
                     if p.leader == broker.id:
-                        change["leader"] = -1
+                        change["leader"] = NO_LEADER
                 else:
                     change["isr"] = isr
                     if p.leader == broker.id:
                         candidates = [r for r in p.replicas if r in isr and self._eligible(r)]
-                        change["leader"] = candidates[0] if candidates else -1
+                        change["leader"] = candidates[0] if candidates else NO_LEADER
                 if change:
                     messages.append(self.pcr(topic, index, **change))
                     updates.append((p, change))
