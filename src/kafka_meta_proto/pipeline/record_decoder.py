@@ -42,19 +42,14 @@ class RecordDecoder:
             self._type_names[record_type] = kraft.record_type_name(cls.NAME)
         return cls
 
-    def metadata(self, value) -> tuple[int, int, str, str]:
-        """The row of a metadata record value, remembered if it is small."""
-        row = self._rows.get(value)
-        if row is None:
-            row = self.decode_value(value)
-            self.remember(value, row)
-        return row
-
-    def remember(self, value, row: tuple) -> None:
+    def learn(self, value) -> tuple[int, int, str, str]:
+        """The row of a metadata record value not remembered yet; remembered if it is small."""
+        row = self.decode_value(value)
         if len(value) <= CACHE_VALUE_BYTES:
             if len(self._rows) >= CACHE_LIMIT:
                 self._rows.clear()
             self._rows[value] = row
+        return row
 
     def decode_value(self, value) -> tuple[int, int, str, str]:
         """``(record type, version, type name, payload JSON)`` of a metadata record value.

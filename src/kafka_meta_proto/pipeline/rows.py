@@ -145,8 +145,7 @@ class UnitRows:
         # in RECORD_COLUMNS order
         (r_position, r_batch_offset, r_offset, r_timestamp, r_type, r_control_type, r_name,
          r_version, r_payload) = self.records.appends  # fmt: skip
-        remembered, decode, remember = (self.decoder.remembered, self.decoder.decode_value,
-                                        self.decoder.remember)  # fmt: skip
+        remembered, learn = self.decoder.remembered, self.decoder.learn
         base_offset = header.base_offset
         fixed_time = header.attributes & ATTR_TIMESTAMP_TYPE
         ts_base = header.max_timestamp if fixed_time else header.base_timestamp
@@ -159,13 +158,12 @@ class UnitRows:
             row = remembered(value) if value is not None else None
             if row is None:
                 try:
-                    row = decode(value)
+                    row = learn(value)
                 except DECODE_ERRORS as exc:
                     timestamp = ts_base if fixed_time else ts_base + record.timestamp_delta
                     self._undecodable(header, position, base_offset + record.offset_delta,
                                       timestamp, value, str(exc))  # fmt: skip
                     continue
-                remember(value, row)
             r_offset(base_offset + record.offset_delta)
             r_timestamp(ts_base if fixed_time else ts_base + record.timestamp_delta)
             r_type(row[0])
