@@ -412,23 +412,28 @@ def iter_json_records(
     summary = summary if summary is not None else FileSummary(shown)
     with MappedFile(Path(path), max_bytes) as source:
         for position, header, valid, records in iter_file_batches(source, summary):
+            base_offset = header.base_offset
+            epoch = header.partition_leader_epoch
+            control = header.is_control
             for record in records or ():
                 summary.records += 1
                 obj = {
                     "file": shown,
                     "position": position,
-                    "batchBaseOffset": header.base_offset,
-                    "offset": header.base_offset + record.offset_delta,
+                    "batchBaseOffset": base_offset,
+                    "offset": base_offset + record.offset_delta,
                     "timestamp": _timestamp(header, record),
-                    "leaderEpoch": header.partition_leader_epoch,
-                    "control": header.is_control,
+                    "leaderEpoch": epoch,
+                    "control": control,
                     "crcValid": valid,
                 }
-                obj.update(_json_payload(record, header.is_control, summary))
+                obj["type"], obj["version"], obj["data"], obj["error"] = _json_payload(
+                    record, control, summary
+                )
                 yield obj
 
 
-def _json_payload(record: Record, control: bool, summary: FileSummary) -> dict:
+def _json_payload(record: Record, control: bool, summary: FileSummary) -> tuple:
     """``type``, ``version``, ``data`` and ``error`` of a record in the --json form."""
     kind = version = data = error = None
     if control:
@@ -456,7 +461,7 @@ def _json_payload(record: Record, control: bool, summary: FileSummary) -> dict:
         except DecodeError as exc:
             error = str(exc)
             summary.undecoded_records += 1
-    return {"type": kind, "version": version, "data": data, "error": error}
+    return kind, version, data, error
 
 
 def _json_line(obj: dict) -> str:
