@@ -220,12 +220,12 @@ def payload(size: int) -> bytes:
     sections = []
     logs = sorted(REFERENCE.glob("real/kraft-logs/**/*.log"), key=lambda p: -p.stat().st_size)
     if logs:
-        data = logs[0].read_bytes()
-        pos = 0
-        while pos + 12 <= len(data):
-            (length,) = struct.unpack_from(">i", data, pos + 8)
-            sections.append(data[pos + 61 : pos + 12 + length])
-            pos += 12 + length
+        from kafka_meta_proto.log import BufferSource, scan
+        from kafka_meta_proto.log.header import HEADER_SIZE
+
+        for item in scan(BufferSource(logs[0].read_bytes())):
+            if getattr(item, "data", None) is not None:
+                sections.append(item.data[HEADER_SIZE:])
     blob = b"".join(sections) or bytes(range(256)) * 64  # synthetic only without the reference
     return (blob * (size // len(blob) + 1))[:size]
 

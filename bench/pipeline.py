@@ -9,7 +9,8 @@ N log records, seed 1; written once into --data and reused). Both sides do the s
 every file (segments, snapshots, bootstrap) with the generated classes and write the ``records``
 table as Parquet (zstd):
 
-- single process: ``pipeline.decode.decode_unit`` over every file, ``pyarrow.parquet`` writing;
+- single process: ``pipeline.decode.decode_units`` over every file (one RecordDecoder, as in a
+  Spark task), ``pyarrow.parquet`` writing;
 - Spark: the job's decode stage (``mapInArrow`` over a DataFrame of units, ``local[2]``): the
   workers decode and write the records (pipeline/sink.py) and hand the other rows (batch
   headers, counts) to the JVM, which drops them here; the session and its two Python workers
@@ -129,7 +130,7 @@ def run_single(path: str, out: str) -> dict:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from kafka_meta_proto.pipeline.decode import ARROW_SCHEMA, RECORD, decode_unit
+    from kafka_meta_proto.pipeline.decode import ARROW_SCHEMA, RECORD, decode_units
     from kafka_meta_proto.pipeline.inputs import discover
     from kafka_meta_proto.pipeline.tables import RECORD_TABLE
 
@@ -140,13 +141,12 @@ def run_single(path: str, out: str) -> dict:
     records = 0
     os.makedirs(out, exist_ok=True)
     with pq.ParquetWriter(os.path.join(out, "part-0.parquet"), schema, compression="zstd") as writer:
-        for unit in units:
-            for batch in decode_unit(unit.row()):
-                if batch.column(0)[0].as_py() != RECORD:
-                    continue
-                table = pa.Table.from_batches([batch]).select(RECORD_TABLE)
-                writer.write_table(table)
-                records += batch.num_rows
+        for batch in decode_units(unit.row() for unit in units):  # one decoder, as in a task
+            if batch.column(0)[0].as_py() != RECORD:
+                continue
+            table = pa.Table.from_batches([batch]).select(RECORD_TABLE)
+            writer.write_table(table)
+            records += batch.num_rows
     _ = pc  # imported for parity of start-up cost with the Spark worker
     seconds = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

@@ -34,10 +34,8 @@ stderr and goes on with the next batch when the length field allows it, else wit
 from __future__ import annotations
 
 import json
-import mmap
 import os
 import re
-import struct
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -46,24 +44,39 @@ from pathlib import Path
 
 from . import kraft
 from .errors import DecodeError
-from .log import LogFormatError, TruncatedBatchError, crc32c, decode_batch, parse_snapshot_name
-
-_HEADER = struct.Struct(">qiibIhiqqqhii")  # record batch v2 header, 61 bytes
-_HEADER_SIZE = _HEADER.size
-_LOG_OVERHEAD = 12
-_CRC_START = 21
-_MIN_BATCH_LENGTH = _HEADER_SIZE - _LOG_OVERHEAD
-_INT32 = struct.Struct(">i")
+from .log.control import (
+    CONTROL_TYPE_NAMES,
+    KRAFT_VERSION,
+    KRAFT_VOTERS,
+    LEADER_CHANGE,
+    SNAPSHOT_FOOTER,
+    SNAPSHOT_HEADER,
+    decode_control_record,
+    parse_control_key,
+)
+from .log.errors import LogFormatError, TruncatedBatchError
+from .log.header import (
+    ATTR_COMPRESSION,
+    ATTR_CONTROL,
+    ATTR_DELETE_HORIZON,
+    ATTR_TIMESTAMP_TYPE,
+    ATTR_TRANSACTIONAL,
+    BatchHeader,
+)
+from .log.names import BOOTSTRAP_CHECKPOINT, leading_offset, parse_snapshot_name, suffix_kind
+from .log.records import Record
+from .log.scan import Damage, scan
+from .log.source import ByteSource, MappedFile
 
 _CODEC_NAMES = {0: "none", 1: "gzip", 2: "snappy", 3: "lz4", 4: "zstd"}
 _CONTROL_LABELS = {  # Kafka's prefix for each KRaft control record type
-    kraft.LEADER_CHANGE: " LeaderChange: ",
-    kraft.SNAPSHOT_HEADER: " SnapshotHeader ",
-    kraft.SNAPSHOT_FOOTER: " SnapshotFooter ",
-    kraft.KRAFT_VERSION: " KRaftVersion ",
-    kraft.KRAFT_VOTERS: " KRaftVoters ",
+    LEADER_CHANGE: " LeaderChange: ",
+    SNAPSHOT_HEADER: " SnapshotHeader ",
+    SNAPSHOT_FOOTER: " SnapshotFooter ",
+    KRAFT_VERSION: " KRaftVersion ",
+    KRAFT_VOTERS: " KRaftVoters ",
 }
-BOOTSTRAP_FILENAME = "bootstrap.checkpoint"
+BOOTSTRAP_FILENAME = BOOTSTRAP_CHECKPOINT
 INT32_MAX = 2**31 - 1
 
 
@@ -156,84 +169,44 @@ def _increment_sequence(sequence: int, increment: int) -> int:
     return sequence + increment
 
 
-@dataclass(slots=True)
-class BatchHeader:
-    """The fields of a batch header that the batch line shows, read straight from the bytes."""
-
-    base_offset: int
-    batch_length: int
-    partition_leader_epoch: int
-    magic: int
-    crc: int
-    attributes: int
-    last_offset_delta: int
-    base_timestamp: int
-    max_timestamp: int
-    producer_id: int
-    producer_epoch: int
-    base_sequence: int
-    records_count: int
-    valid: bool = True
-
-    @property
-    def size(self) -> int:
-        return _LOG_OVERHEAD + self.batch_length
-
-    @property
-    def timestamp_type(self) -> str:
-        return "LogAppendTime" if self.attributes & 0x08 else "CreateTime"
-
-    @property
-    def is_control(self) -> bool:
-        return bool(self.attributes & 0x20)
-
-    def line(self, position: int) -> str:
-        base_sequence = self.base_sequence
-        last_sequence = (
-            -1
-            if base_sequence == -1
-            else _increment_sequence(base_sequence, self.last_offset_delta)
-        )
-        attributes = self.attributes
-        horizon = (
-            f"OptionalLong[{self.base_timestamp}]" if attributes & 0x40 else "OptionalLong.empty"
-        )
-        codec = _CODEC_NAMES.get(attributes & 0x07, f"unknown({attributes & 0x07})")
-        return (
-            f"baseOffset: {self.base_offset} lastOffset: {self.base_offset + self.last_offset_delta} "
-            f"count: {self.records_count} baseSequence: {base_sequence} lastSequence: {last_sequence} "
-            f"producerId: {self.producer_id} producerEpoch: {self.producer_epoch} "
-            f"partitionLeaderEpoch: {self.partition_leader_epoch} "
-            f"isTransactional: {'true' if attributes & 0x10 else 'false'} "
-            f"isControl: {'true' if attributes & 0x20 else 'false'} deleteHorizonMs: {horizon} "
-            f"position: {position} {self.timestamp_type}: {self.max_timestamp} size: {self.size} "
-            f"magic: {self.magic} compresscodec: {codec} crc: {self.crc} "
-            f"isvalid: {'true' if self.valid else 'false'}"
-        )
+def timestamp_label(header: BatchHeader) -> str:
+    return "LogAppendTime" if header.attributes & ATTR_TIMESTAMP_TYPE else "CreateTime"
 
 
-def read_header(buf, pos: int) -> BatchHeader | None:
-    """The header at ``pos`` with its CRC checked, or None when fewer than 61 bytes are left."""
-    if len(buf) - pos < _HEADER_SIZE:
-        return None
-    header = BatchHeader(*_HEADER.unpack_from(buf, pos))
-    size = header.size
-    end = pos + size
-    header.valid = (
-        size >= _HEADER_SIZE
-        and end <= len(buf)
-        and header.crc == crc32c(memoryview(buf)[pos + _CRC_START : end])
+def batch_line(header: BatchHeader, position: int, valid: bool) -> str:
+    """Kafka's line for a batch; ``valid``: its CRC matches."""
+    base_sequence = header.base_sequence
+    last_sequence = (
+        -1 if base_sequence == -1 else _increment_sequence(base_sequence, header.last_offset_delta)
     )
-    return header
+    attributes = header.attributes
+    horizon = (
+        f"OptionalLong[{header.base_timestamp}]"
+        if attributes & ATTR_DELETE_HORIZON
+        else "OptionalLong.empty"
+    )
+    codec = attributes & ATTR_COMPRESSION
+    codec_name = _CODEC_NAMES.get(codec, f"unknown({codec})")
+    return (
+        f"baseOffset: {header.base_offset} lastOffset: {header.base_offset + header.last_offset_delta} "
+        f"count: {header.records_count} baseSequence: {base_sequence} lastSequence: {last_sequence} "
+        f"producerId: {header.producer_id} producerEpoch: {header.producer_epoch} "
+        f"partitionLeaderEpoch: {header.partition_leader_epoch} "
+        f"isTransactional: {'true' if attributes & ATTR_TRANSACTIONAL else 'false'} "
+        f"isControl: {'true' if attributes & ATTR_CONTROL else 'false'} deleteHorizonMs: {horizon} "
+        f"position: {position} {timestamp_label(header)}: {header.max_timestamp} size: {header.size} "
+        f"magic: {header.magic} compresscodec: {codec_name} crc: {header.crc} "
+        f"isvalid: {'true' if valid else 'false'}"
+    )
 
 
 def control_text(key, value) -> tuple[str, dict | None]:
     """Kafka's text for a control record, and (type, version, data) for the JSON form."""
     try:
-        _, type_id = kraft.decode_control_key(key)
+        _, type_id = parse_control_key(key)
     except DecodeError as exc:
         return f" controlType: <{exc.reason}>", None
-    name = kraft.CONTROL_TYPE_NAMES.get(type_id)
+    name = CONTROL_TYPE_NAMES.get(type_id)
     if name is None:
         return f" controlType: UNKNOWN({type_id})", {
             "type": "UNKNOWN",
@@ -241,28 +214,15 @@ def control_text(key, value) -> tuple[str, dict | None]:
             "data": None,
         }
     try:
-        control = kraft.decode_control_record(key, value)
+        control = decode_control_record(key, value)
     except DecodeError as exc:
         return f" controlType: {name}({type_id}) error: {exc}", {"type": name, "error": str(exc)}
+    data = control.to_json()
     if control.message is None:  # ABORT / COMMIT marker
-        version = int.from_bytes(bytes(value[0:2]), "big", signed=True)
         text = f" endTxnMarker: {name} coordinatorEpoch: {control.coordinator_epoch}"
-        return text, {
-            "type": name,
-            "version": version,
-            "data": {"coordinatorEpoch": control.coordinator_epoch},
-        }
-    message = control.message
-    # Kafka converts at message.version(): the value of the record's own Version field.
-    version = getattr(message, "version", 0)
-    versions = type(message).versions()
-    version = min(max(version, versions.start), versions.stop - 1)
-    data = message.to_json(version)
-    return _CONTROL_LABELS[type_id] + kafka_json(data), {
-        "type": name,
-        "version": version,
-        "data": data,
-    }
+    else:
+        text = _CONTROL_LABELS[type_id] + kafka_json(data)
+    return text, {"type": name, "version": control.json_version, "data": data}
 
 
 def payload_text(value, offset: int) -> str:
@@ -289,8 +249,7 @@ def java_file_text(path: str) -> str:
 
 def file_kind(name: str) -> str | None:
     """``log`` or ``checkpoint`` by the suffix after the last dot (as Kafka picks), else None."""
-    suffix = name[name.rfind(".") :] if "." in name else ""
-    return {".log": "log", ".checkpoint": "checkpoint"}.get(suffix)
+    return suffix_kind(name)
 
 
 def heading(path: Path) -> str | None:
@@ -298,8 +257,8 @@ def heading(path: Path) -> str | None:
     name = path.name
     kind = file_kind(name)
     if kind == "log":
-        start = name.split(".")[0]
-        return f"Log starting offset: {int(start)}" if start.isdigit() else None
+        start = leading_offset(name)
+        return f"Log starting offset: {start}" if start is not None else None
     if kind == "checkpoint":
         if name == BOOTSTRAP_FILENAME:
             return "KRaft bootstrap snapshot"
@@ -323,59 +282,90 @@ class FileSummary:
     non_consecutive: list[tuple[int, int]] = field(default_factory=list)
 
 
-class _Mapped:
-    """A read-only map of a file (bytes for an empty one), sliced to ``max_bytes``."""
+def iter_file_batches(
+    source: ByteSource, summary: FileSummary
+) -> Iterator[tuple[int, BatchHeader, bool, list[Record] | None]]:
+    """``(position, header, CRC valid, records or None)`` for each batch, as Kafka's tool shows them.
 
-    def __init__(self, path: Path, max_bytes: int | None):
-        self._file = open(path, "rb")
-        size = os.fstat(self._file.fileno()).st_size
-        self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if size else None
-        buf = self._map if self._map is not None else b""
-        self.file_size = size
-        self.buf = (
-            memoryview(buf)[:max_bytes] if max_bytes is not None and max_bytes < size else buf
-        )
-
-    def close(self) -> None:
-        if isinstance(self.buf, memoryview):
-            self.buf.release()
-        self.buf = b""
-        if self._map is not None:
-            self._map.close()
-        self._file.close()
-
-
-def iter_file_batches(buf, summary: FileSummary) -> Iterator[tuple[int, BatchHeader, object]]:
-    """``(position, header, RecordBatch or None)`` for each batch, as Kafka's FileRecords walks them.
-
-    Stops at a tail too short for the next batch (``summary.trailing_bytes``). A batch whose records
-    cannot be read comes with None, its problem in ``summary.errors``.
+    dump-log's policy over the scan: a batch whose CRC does not match is shown with its records,
+    as Kafka shows it; a batch whose records cannot be read comes with None, its problem in
+    ``summary.errors``; at bytes that are no batch, or a batch running past the end, the dump of
+    the file stops (``summary.trailing_bytes``), as Kafka's does.
     """
-    end = len(buf)
-    pos = 0
-    while pos < end:
-        try:
-            batch, next_pos = decode_batch(buf, pos, verify_crc=False)
-        except TruncatedBatchError:
-            summary.trailing_bytes = end - pos
-            return
-        except LogFormatError as exc:
-            header = read_header(buf, pos)
-            length_ok = (
-                header is not None
-                and header.batch_length >= _MIN_BATCH_LENGTH
-                and pos + header.size <= end
-            )
-            summary.errors.append(f"position {pos}: {exc.reason}")
-            if header is None or not length_ok or header.magic != 2:
-                summary.trailing_bytes = end - pos
+    for item in scan(source):
+        if type(item) is Damage:
+            if item.view is None:  # truncated, or unreadable
+                if not isinstance(item.error, TruncatedBatchError):
+                    summary.errors.append(f"position {item.position}: {item.error.reason}")
+                summary.trailing_bytes = source.size - item.position
                 return
-            yield pos, header, None
-            pos += header.size
-            continue
-        header = read_header(buf, pos)
-        yield pos, header, batch
-        pos = next_pos
+            view, valid = item.view, False
+        else:
+            view, valid = item, True
+        try:
+            records = view.record_list()
+        except LogFormatError as exc:
+            summary.errors.append(f"position {view.position}: {exc.reason}")
+            records = None
+        summary.batches += 1
+        if not valid:
+            summary.invalid_batches += 1
+        yield view.position, view.header, valid, records
+
+
+def _record_line(record: Record, header: BatchHeader, label: str, offset: int) -> str:
+    """A record's metadata as Kafka prints it, up to what follows (payload or control text)."""
+    key, value = record.key, record.value
+    base_sequence = header.base_sequence
+    sequence = -1 if base_sequence < 0 else _increment_sequence(base_sequence, record.offset_delta)
+    names = ",".join(name for name, _ in record.headers)
+    return (
+        f"| offset: {offset} {label}: {_timestamp(header, record)} "
+        f"keySize: {-1 if key is None else len(key)} "
+        f"valueSize: {-1 if value is None else len(value)} "
+        f"sequence: {sequence} headerKeys: [{names}]"
+    )
+
+
+def _timestamp(header: BatchHeader, record: Record) -> int:
+    """The record's timestamp (the batch's append time under LogAppendTime)."""
+    if header.attributes & ATTR_TIMESTAMP_TYPE:
+        return header.max_timestamp
+    return header.base_timestamp + record.timestamp_delta
+
+
+def _batch_lines(
+    header, records, summary: FileSummary, skip_record_metadata: bool, last_offset: int
+):
+    """The lines of a batch's records; returns them and the last record offset seen."""
+    base_offset = header.base_offset
+    label = timestamp_label(header)
+    control = bool(header.attributes & ATTR_CONTROL)
+    lines = []
+    for record in records:
+        summary.records += 1
+        offset = base_offset + record.offset_delta
+        if last_offset != -1 and offset != last_offset + 1:
+            summary.non_consecutive.append((last_offset, offset))
+        last_offset = offset
+        if skip_record_metadata:
+            if control:
+                lines.append("")
+                continue
+            text = ""
+        else:
+            text = _record_line(record, header, label, offset)
+            if control:
+                shown, described = control_text(record.key, record.value)
+                if described is None or described.get("error") or described["type"] == "UNKNOWN":
+                    summary.undecoded_records += 1
+                lines.append(text + shown)
+                continue
+        payload = payload_text(record.value, offset)
+        if payload.startswith("Error at "):
+            summary.undecoded_records += 1
+        lines.append(f"{text} payload: {payload}")
+    return lines, last_offset
 
 
 def dump_file(
@@ -392,66 +382,19 @@ def dump_file(
         write(line + "\n")
     elif file_kind(path.name) is not None:
         summary.errors.append(f"cannot read an offset from the file name {path.name!r}")
-    mapped = _Mapped(path, max_bytes)
-    try:
+    with MappedFile(path, max_bytes) as source:
         last_offset = -1
-        for position, header, batch in iter_file_batches(mapped.buf, summary):
-            summary.batches += 1
-            if not header.valid:
-                summary.invalid_batches += 1
-            write(header.line(position) + "\n")
-            if batch is None:
+        for position, header, valid, records in iter_file_batches(source, summary):
+            write(batch_line(header, position, valid) + "\n")
+            if records is None:
                 continue
-            base_offset = batch.base_offset
-            base_sequence = batch.base_sequence
-            label = header.timestamp_type
-            control = batch.is_control
-            lines = []
-            for record in batch.records:
-                summary.records += 1
-                offset = base_offset + record.offset_delta
-                if last_offset != -1 and offset != last_offset + 1:
-                    summary.non_consecutive.append((last_offset, offset))
-                last_offset = offset
-                if skip_record_metadata:
-                    if control:
-                        lines.append("")
-                        continue
-                    text = ""
-                else:
-                    key, value = record.key, record.value
-                    sequence = (
-                        -1
-                        if base_sequence < 0
-                        else _increment_sequence(base_sequence, record.offset_delta)
-                    )
-                    names = ",".join(name for name, _ in record.headers)
-                    text = (
-                        f"| offset: {offset} {label}: {batch.timestamp_of(record)} "
-                        f"keySize: {-1 if key is None else len(key)} "
-                        f"valueSize: {-1 if value is None else len(value)} "
-                        f"sequence: {sequence} headerKeys: [{names}]"
-                    )
-                    if control:
-                        shown_control, described = control_text(key, record.value)
-                        if (
-                            described is None
-                            or described.get("error")
-                            or described["type"] == "UNKNOWN"
-                        ):
-                            summary.undecoded_records += 1
-                        lines.append(text + shown_control)
-                        continue
-                payload = payload_text(record.value, offset)
-                if payload.startswith("Error at "):
-                    summary.undecoded_records += 1
-                lines.append(f"{text} payload: {payload}")
+            lines, last_offset = _batch_lines(
+                header, records, summary, skip_record_metadata, last_offset
+            )
             if lines:
                 write("\n".join(lines) + "\n")
         if summary.trailing_bytes and max_bytes is None:
             write(f"Found {summary.trailing_bytes} invalid bytes at the end of {path.name}\n")
-    finally:
-        mapped.close()
     return summary
 
 
@@ -467,60 +410,58 @@ def iter_json_records(
     """
     shown = java_file_text(path)
     summary = summary if summary is not None else FileSummary(shown)
-    mapped = _Mapped(Path(path), max_bytes)
-    try:
-        for position, header, batch in iter_file_batches(mapped.buf, summary):
-            summary.batches += 1
-            if not header.valid:
-                summary.invalid_batches += 1
-            if batch is None:
-                continue
-            base_offset = batch.base_offset
-            epoch = batch.partition_leader_epoch
-            control = batch.is_control
-            valid = header.valid
-            for record in batch.records:
+    with MappedFile(Path(path), max_bytes) as source:
+        for position, header, valid, records in iter_file_batches(source, summary):
+            base_offset = header.base_offset
+            epoch = header.partition_leader_epoch
+            control = header.is_control
+            for record in records or ():
                 summary.records += 1
                 obj = {
                     "file": shown,
                     "position": position,
                     "batchBaseOffset": base_offset,
                     "offset": base_offset + record.offset_delta,
-                    "timestamp": batch.timestamp_of(record),
+                    "timestamp": _timestamp(header, record),
                     "leaderEpoch": epoch,
                     "control": control,
                     "crcValid": valid,
                 }
-                kind = version = data = error = None
-                if batch.is_control:
-                    described = control_text(record.key, record.value)[1]
-                    if described is None:
-                        error = "malformed control record key"
-                    else:
-                        kind, version, data = (
-                            described["type"],
-                            described.get("version"),
-                            described.get("data"),
-                        )
-                        error = described.get("error")
-                        if kind == "UNKNOWN":
-                            error = "unknown control record type"
-                    if error:
-                        summary.undecoded_records += 1
-                else:
-                    try:
-                        if record.value is None:
-                            raise DecodeError("record has a null value")
-                        decoded = kraft.decode_record_value(record.value)
-                        kind, version = decoded.type_name, decoded.version
-                        data = decoded.message.to_json(decoded.version)
-                    except DecodeError as exc:
-                        error = str(exc)
-                        summary.undecoded_records += 1
-                obj.update(type=kind, version=version, data=data, error=error)
+                obj["type"], obj["version"], obj["data"], obj["error"] = _json_payload(
+                    record, control, summary
+                )
                 yield obj
-    finally:
-        mapped.close()
+
+
+def _json_payload(record: Record, control: bool, summary: FileSummary) -> tuple:
+    """``type``, ``version``, ``data`` and ``error`` of a record in the --json form."""
+    kind = version = data = error = None
+    if control:
+        described = control_text(record.key, record.value)[1]
+        if described is None:
+            error = "malformed control record key"
+        else:
+            kind, version, data = (
+                described["type"],
+                described.get("version"),
+                described.get("data"),
+            )
+            error = described.get("error")
+            if kind == "UNKNOWN":
+                error = "unknown control record type"
+        if error:
+            summary.undecoded_records += 1
+    else:
+        try:
+            if record.value is None:
+                raise DecodeError("record has a null value")
+            decoded = kraft.decode_record_value(record.value)
+            kind, version = decoded.type_name, decoded.version
+            data = decoded.message.to_json(decoded.version)
+        except DecodeError as exc:
+            error = str(exc)
+            summary.undecoded_records += 1
+    return kind, version, data, error
 
 
 def _json_line(obj: dict) -> str:

@@ -44,11 +44,20 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from . import kraft
+from .kraft_rules import (
+    CONFIG_TOPIC,
+    FENCE,
+    FENCING_UNCHANGED,
+    NO_LEADER,
+    NO_LEADER_CHANGE,
+    UNFENCE,
+    epochs_after_change,
+    fenced_after,
+)
+from .log.names import METADATA_LOG_DIR
 from .message import Message
 from .uuid import Uuid
 
-NO_LEADER = -1
-NO_LEADER_CHANGE = -2  # PartitionChangeRecord.Leader: leave the leader as it is
 LEADER_RECOVERY_NO_CHANGE = -1  # PartitionChangeRecord.LeaderRecoveryState: leave it
 
 # DirectoryId's reserved values.
@@ -65,7 +74,7 @@ CONFIG_RESOURCE_TYPES = {
     16: "client_metrics",
     32: "group",
 }
-TOPIC_RESOURCE = 2
+TOPIC_RESOURCE = CONFIG_TOPIC
 
 # ZkMigrationState codes (Kafka 3.5 and later).
 ZK_MIGRATION_STATES = {0: "NONE", 1: "MIGRATION", 2: "PRE_MIGRATION", 3: "POST_MIGRATION"}
@@ -186,17 +195,17 @@ class PartitionRegistration:
             directories = list(self.directories)
         if not directories:
             directories = [DIRECTORY_MIGRATING] * len(replicas)
-        if change.leader == NO_LEADER_CHANGE:
-            leader, leader_epoch = self.leader, self.leader_epoch
-        else:
-            leader, leader_epoch = change.leader, self.leader_epoch + 1
+        leader = self.leader if change.leader == NO_LEADER_CHANGE else change.leader
+        leader_epoch, partition_epoch = epochs_after_change(
+            self.leader_epoch, self.partition_epoch, change.leader
+        )
         recovery = change.leader_recovery_state
         return PartitionRegistration(
             replicas=list(replicas),
             isr=self.isr if change.isr is None else list(change.isr),
             leader=leader,
             leader_epoch=leader_epoch,
-            partition_epoch=self.partition_epoch + 1,
+            partition_epoch=partition_epoch,
             leader_recovery_state=(
                 self.leader_recovery_state if recovery == LEADER_RECOVERY_NO_CHANGE else recovery
             ),
@@ -379,7 +388,7 @@ class MetadataImage:
         directory = Path(directory)
         if not directory.is_dir():
             raise FileNotFoundError(f"{directory}: no such directory")
-        inner = directory / "__cluster_metadata-0"
+        inner = directory / METADATA_LOG_DIR
         if inner.is_dir() and not list_segments(directory) and not list_snapshots(directory):
             directory = inner
         snapshots = list_snapshots(directory)
@@ -511,12 +520,11 @@ class MetadataImage:
 
     def _on_BrokerRegistrationChangeRecord(self, r) -> None:
         broker = self._broker(r.broker_id, r.broker_epoch, "change")
-        if r.fenced not in (-1, 0, 1):
+        if r.fenced not in (UNFENCE, FENCING_UNCHANGED, FENCE):
             raise ReplayError(f"unknown Fenced value {r.fenced}")
         if r.in_controlled_shutdown not in (0, 1):
             raise ReplayError(f"unknown InControlledShutdown value {r.in_controlled_shutdown}")
-        if r.fenced:
-            broker.fenced = r.fenced == 1
+        broker.fenced = fenced_after(r.fenced, broker.fenced)
         if r.in_controlled_shutdown == 1:
             broker.in_controlled_shutdown = True
         if r.log_dirs:

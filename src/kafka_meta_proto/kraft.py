@@ -2,8 +2,8 @@
 
 A metadata record value is ``uvarint frame version, uvarint record type, uvarint record version,
 body``. Kafka writes frame version 1 and refuses any other (version 0 was the 2.8 preview format,
-which had no frame varint). Control records (in control batches) have a 4-byte key, int16 version
-and int16 type, and a value that is the body alone, read at schema version 0 as Kafka does.
+which had no frame varint). Control records (in control batches) are read by ``log.control``; its
+names are re-exported here.
 """
 
 from __future__ import annotations
@@ -11,24 +11,31 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import DecodeError, EncodeError
+from .log.control import (
+    ABORT,
+    COMMIT,
+    CONTROL_MESSAGES,
+    CONTROL_TYPE_NAMES,
+    KRAFT_VERSION,
+    KRAFT_VOTERS,
+    LEADER_CHANGE,
+    SNAPSHOT_FOOTER,
+    SNAPSHOT_HEADER,
+    ControlRecord,
+    control_key,
+    decode_control_record,
+    parse_control_key,
+)
 from .message import Message
 from .messages import REGISTRY
 from .wire import read_uvarint, uvarint
 
 FRAME_VERSION = 1
 
-# Kafka's ControlRecordType codes.
-ABORT, COMMIT, LEADER_CHANGE, SNAPSHOT_HEADER, SNAPSHOT_FOOTER, KRAFT_VERSION, KRAFT_VOTERS = range(7)
-CONTROL_RECORDS = {
-    LEADER_CHANGE: "LeaderChangeMessage",
-    SNAPSHOT_HEADER: "SnapshotHeaderRecord",
-    SNAPSHOT_FOOTER: "SnapshotFooterRecord",
-    KRAFT_VERSION: "KRaftVersionRecord",
-    KRAFT_VOTERS: "VotersRecord",
-}
-CONTROL_TYPE_NAMES = {ABORT: "ABORT", COMMIT: "COMMIT", **{k: v for k, v in {
-    LEADER_CHANGE: "LEADER_CHANGE", SNAPSHOT_HEADER: "SNAPSHOT_HEADER", SNAPSHOT_FOOTER: "SNAPSHOT_FOOTER",
-    KRAFT_VERSION: "KRAFT_VERSION", KRAFT_VOTERS: "KRAFT_VOTERS"}.items()}}  # fmt: skip
+# Control records live in log/control.py; these names stay for the code that imports them here.
+CONTROL_RECORDS = CONTROL_MESSAGES
+decode_control_key = parse_control_key
+encode_control_key = control_key
 
 
 @dataclass
@@ -95,43 +102,3 @@ def encode_record_value(message: Message, version: int, frame_version: int = FRA
     out = bytearray(uvarint(frame_version) + uvarint(message.API_KEY) + uvarint(version))
     message.encode_into(out, version)
     return bytes(out)
-
-
-@dataclass
-class ControlRecord:
-    """A decoded control record: its type and, for the KRaft types, the message."""
-
-    control_type: int
-    key_version: int
-    message: Message | None  # None for ABORT/COMMIT markers
-    coordinator_epoch: int | None = None  # for ABORT/COMMIT markers
-
-    @property
-    def type_name(self) -> str:
-        return CONTROL_TYPE_NAMES.get(self.control_type, "UNKNOWN")
-
-
-def decode_control_key(key) -> tuple[int, int]:
-    """(key version, control type) from a control record key."""
-    if key is None or len(key) < 4:
-        raise DecodeError("control record key shorter than 4 bytes", 0, "key")
-    version = int.from_bytes(key[0:2], "big", signed=True)
-    if version < 0:
-        raise DecodeError(f"negative control record key version {version}", 0, "key.version")
-    return version, int.from_bytes(key[2:4], "big", signed=True)
-
-
-def decode_control_record(key, value, registry=REGISTRY) -> ControlRecord:
-    key_version, ctype = decode_control_key(key)
-    if ctype in (ABORT, COMMIT):
-        if value is None or len(value) < 6:
-            raise DecodeError("transaction marker value shorter than 6 bytes", 0, "value")
-        return ControlRecord(ctype, key_version, None, int.from_bytes(value[2:6], "big", signed=True))
-    name = CONTROL_RECORDS.get(ctype)
-    if name is None:
-        raise DecodeError(f"unknown control record type {ctype}", 2, "key.type")
-    return ControlRecord(ctype, key_version, registry.message_class(name).decode(bytes(value or b""), 0))
-
-
-def encode_control_key(control_type: int, key_version: int = 0) -> bytes:
-    return key_version.to_bytes(2, "big", signed=True) + control_type.to_bytes(2, "big", signed=True)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from . import kraft, message_class
 from .localfiles import MetaProperties, parse_properties, write_meta_properties
+from .log.names import BOOTSTRAP_CHECKPOINT
 from .log.snapshot_writer import write_snapshot
 from .uuid import Uuid
 
@@ -31,7 +32,6 @@ RELEASE_FEATURES: dict[str, dict[str, int]] = {
             "eligible.leader.replicas.version": 1, "share.version": 1, "streams.version": 1},
 }  # fmt: skip
 LATEST_RELEASE = "4.3"
-BOOTSTRAP_CHECKPOINT = "bootstrap.checkpoint"
 
 
 class FormatError(ValueError):

@@ -24,7 +24,7 @@ from kafka_meta_proto.log import (
     encode_records,
     parse_control_key,
 )
-from kafka_meta_proto.log.batch import HEADER, HEADER_SIZE
+from kafka_meta_proto.log.header import HEADER, HEADER_SIZE
 from kafka_meta_proto.log.crc import crc32c
 
 

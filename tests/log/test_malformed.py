@@ -19,7 +19,7 @@ from kafka_meta_proto.log import (
     compress,
     decode_batch,
 )
-from kafka_meta_proto.log.batch import HEADER
+from kafka_meta_proto.log.header import HEADER
 from kafka_meta_proto.log.crc import crc32c
 
 

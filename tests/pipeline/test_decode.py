@@ -9,6 +9,7 @@ import pyarrow as pa
 import pytest
 
 from kafka_meta_proto import kraft, simulator
+from kafka_meta_proto.log import source
 from kafka_meta_proto.pipeline import decode, inputs
 from kafka_meta_proto.pipeline.decode import BATCH, ISSUE, RECORD, decode_unit
 from kafka_meta_proto.pipeline.inputs import Unit, discover, stream_plan
@@ -56,8 +57,8 @@ def test_byte_ranges_cover_each_file_exactly_once(sim, chunk):
 def test_windows_read_through_pyarrow_fs_give_the_same_rows(sim, monkeypatch):
     files = discover([str(sim)]).files
     local = {f.file: rows(whole(f)) for f in files}
-    monkeypatch.setattr(decode, "is_local", lambda uri: False)
-    monkeypatch.setattr(decode, "WINDOW", 4096)
+    monkeypatch.setattr(source, "is_local", lambda uri: False)
+    monkeypatch.setattr(source, "WINDOW", 4096)
     for f in files:
         unit = whole(f)
         unit["uri"] = "file://" + f.uri

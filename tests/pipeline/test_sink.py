@@ -70,7 +70,7 @@ def test_a_retried_unit_replaces_its_part(units, tmp_path):
 def test_a_failing_unit_leaves_nothing_visible(units, tmp_path, monkeypatch):
     unit = max(units, key=lambda u: u["end"] - u["start"])
 
-    def failing(u):
+    def failing(u, **options):
         for i, batch in enumerate(decode_unit(u, batch_rows=100)):
             if i == 3:
                 raise OSError("worker lost its disk")

@@ -18,10 +18,11 @@ from pathlib import Path
 
 from ..image import MetadataImage
 from ..localfiles import LocalFileError, read_partition_metadata
+from ..log.names import METADATA_LOG_DIR
 from ..uuid import Uuid
 from .shell import load_image
 
-METADATA_PARTITION_DIR = "__cluster_metadata-0"
+METADATA_PARTITION_DIR = METADATA_LOG_DIR
 _PARTITION_DIR = re.compile(r"^(.+)-(0|[1-9][0-9]*)$")
 
 

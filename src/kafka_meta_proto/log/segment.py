@@ -5,28 +5,28 @@ also ``bootstrap.checkpoint``) starts with a control batch whose first record is
 (from Kafka 3.9 on possibly followed by KRaftVersion and KRaftVoters records) and ends with a
 control batch holding the SnapshotFooter; between them, metadata record batches.
 
-The readers memory-map the file and yield ``(file_position, RecordBatch)``. Like Kafka's log
-recovery, they stop cleanly at a tail too short to hold the next batch (a crash mid-append) and
-report it as ``truncated_tail = (position, bytes_left)``. A CRC mismatch raises CorruptBatchError
-naming the file and position, or with ``skip_corrupt=True`` is skipped (its length field still
-says where the next batch starts) and counted in ``corrupt_batches``.
+The readers memory-map the file, walk it with ``scan.scan`` and yield ``(file_position,
+RecordBatch)``. Their policy for damage: like Kafka's log recovery, they stop cleanly at a batch
+running past the end (a crash mid-append) and report it as ``truncated_tail = (position,
+bytes_left)``. A CRC mismatch raises CorruptBatchError naming the file and position, or with
+``skip_corrupt=True`` is skipped (its length field still says where the next batch starts) and
+counted in ``corrupt_batches``. Any other damage raises LogFormatError.
 """
 
 from __future__ import annotations
 
-import mmap
 import os
-import re
-import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .batch import LOG_OVERHEAD, ControlRecordType, RecordBatch, decode_batch
+from .batch import RecordBatch, build_batch
 from .compression import DEFAULT_MAX_DECOMPRESSED
-from .errors import CorruptBatchError, LogFormatError, TruncatedBatchError
-
-_INT32 = struct.Struct(">i")
+from .control import ControlRecordType
+from .errors import LogFormatError, TruncatedBatchError
+from .names import parse_segment_name, parse_snapshot_name, snapshot_id
+from .scan import Damage, DamageKind, scan
+from .source import BufferSource, ByteSource, MappedFile
 
 
 class BatchReader:
@@ -47,7 +47,7 @@ class BatchReader:
         verify_crc: bool = True,
         max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
     ):
-        self._buf = buf
+        self._source = buf if isinstance(buf, ByteSource) else BufferSource(buf)
         self.file = file
         self.skip_corrupt = skip_corrupt
         self.verify_crc = verify_crc
@@ -57,34 +57,30 @@ class BatchReader:
         self.corrupt_positions: list[int] = []
 
     def __iter__(self) -> Iterator[tuple[int, RecordBatch]]:
-        buf = self._buf
-        end = len(buf)
-        pos = 0
         self.truncated_tail = None
         self.corrupt_batches = 0
         self.corrupt_positions = []
-        while pos < end:
+        options = {"verify_crc": self.verify_crc, "max_decompressed": self.max_decompressed}
+        for item in scan(self._source, **options):
+            if type(item) is Damage:
+                error = item.error
+                if isinstance(error, TruncatedBatchError):  # Kafka's recovery stops here too
+                    self.truncated_tail = (item.position, error.bytes_left)
+                    return
+                if item.kind == DamageKind.CORRUPT and self.skip_corrupt:
+                    self.corrupt_batches += 1
+                    self.corrupt_positions.append(item.position)
+                    continue
+                error.file = self.file
+                raise error
             try:
-                batch, next_pos = decode_batch(
-                    buf, pos, verify_crc=self.verify_crc, max_decompressed=self.max_decompressed
-                )
-            except TruncatedBatchError as exc:
-                self.truncated_tail = (pos, exc.bytes_left)
-                return
-            except CorruptBatchError as exc:
-                if not self.skip_corrupt:
-                    exc.file = self.file
-                    raise
-                self.corrupt_batches += 1
-                self.corrupt_positions.append(pos)
-                # The length field was sound (the batch fit in the buffer), so trust it to move on.
-                pos += LOG_OVERHEAD + _INT32.unpack_from(buf, pos + 8)[0]
-                continue
+                batch = build_batch(item[1], item[2], self.max_decompressed)
             except LogFormatError as exc:
                 exc.file = self.file
+                if exc.position is None:
+                    exc.position = exc.offset = item.position
                 raise
-            yield pos, batch
-            pos = next_pos
+            yield item.position, batch
 
 
 class SegmentReader(BatchReader):
@@ -100,17 +96,14 @@ class SegmentReader(BatchReader):
 
     def __init__(self, path: str | os.PathLike, **options):
         self.path = Path(path)
-        with open(self.path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            # mmap cannot map an empty file; an empty segment simply has no batches.
-            self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else None
-        super().__init__(self._map if self._map is not None else b"", file=self.path, **options)
+        super().__init__(MappedFile(self.path), file=self.path, **options)
+
+    @property
+    def size(self) -> int:
+        return self._source.size
 
     def close(self) -> None:
-        self._buf = b""
-        if self._map is not None:
-            self._map.close()
-            self._map = None
+        self._source.close()
 
     def __enter__(self):
         return self
@@ -131,9 +124,7 @@ class SnapshotReader(SegmentReader):
     def __init__(self, path: str | os.PathLike, *, strict: bool = True, **options):
         super().__init__(path, **options)
         self.strict = strict
-        self.snapshot_id = parse_snapshot_name(self.path.name)
-        if self.snapshot_id is None and self.path.name == "bootstrap.checkpoint":
-            self.snapshot_id = (0, 0)
+        self.snapshot_id = snapshot_id(self.path.name)
         self.has_header = False
         self.has_footer = False
 
@@ -169,14 +160,11 @@ class SnapshotReader(SegmentReader):
             raise LogFormatError(
                 "a snapshot must end with a SnapshotFooter control batch",
                 file=self.path,
-                position=self.truncated_tail[0] if self.truncated_tail else len(self._buf),
+                position=self.truncated_tail[0] if self.truncated_tail else self.size,
             )
 
 
 # --- directory listing -------------------------------------------------------------------
-
-_SEGMENT_NAME = re.compile(r"^(\d{20})\.log$")
-_SNAPSHOT_NAME = re.compile(r"^(\d{20})-(\d{10})\.checkpoint$")
 
 
 @dataclass(frozen=True, order=True)
@@ -196,34 +184,22 @@ class SnapshotFile:
     path: Path
 
 
-def parse_snapshot_name(name: str) -> tuple[int, int] | None:
-    """``(end_offset, epoch)`` from ``<20-digit offset>-<10-digit epoch>.checkpoint``, else None."""
-    match = _SNAPSHOT_NAME.match(name)
-    return (int(match[1]), int(match[2])) if match else None
-
-
 def list_segments(directory: str | os.PathLike) -> list[SegmentFile]:
-    """The ``*.log`` segments of a partition directory in offset order.
-
-    Files Kafka is about to delete or swap in (``.log.deleted``, ``.log.cleaned``,
-    ``.log.swap``) and the index files are left out.
-    """
+    """The ``*.log`` segments of a partition directory in offset order (see names.py for
+    what is left out)."""
     found = []
     for entry in os.scandir(directory):
-        match = _SEGMENT_NAME.match(entry.name)
-        if match and entry.is_file():
-            found.append(SegmentFile(int(match[1]), Path(entry.path)))
+        base_offset = parse_segment_name(entry.name)
+        if base_offset is not None and entry.is_file():
+            found.append(SegmentFile(base_offset, Path(entry.path)))
     return sorted(found)
 
 
 def list_snapshots(directory: str | os.PathLike) -> list[SnapshotFile]:
-    """The complete ``*.checkpoint`` snapshots of a metadata log directory, oldest first.
-
-    Partial (``.checkpoint.part``) and deleted (``.checkpoint.deleted``) ones are left out.
-    """
+    """The complete ``*.checkpoint`` snapshots of a metadata log directory, oldest first."""
     found = []
     for entry in os.scandir(directory):
-        snapshot_id = parse_snapshot_name(entry.name)
-        if snapshot_id and entry.is_file():
-            found.append(SnapshotFile(snapshot_id[0], snapshot_id[1], Path(entry.path)))
+        found_id = parse_snapshot_name(entry.name)
+        if found_id and entry.is_file():
+            found.append(SnapshotFile(found_id[0], found_id[1], Path(entry.path)))
     return sorted(found)

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import BinaryIO, Iterable
 
-from .batch import ControlRecordType, Record, RecordBatch, control_key
+from .batch import RecordBatch
+from .control import ControlRecordType, control_key
+from .records import Record
 
 MAX_SNAPSHOT_BATCH_BYTES = 8 * 1024 * 1024  # KafkaRaftClient.MAX_BATCH_SIZE_BYTES
 _RECORD_OVERHEAD = 16  # a generous bound on one record's framing, for the batch size

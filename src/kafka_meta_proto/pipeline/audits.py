@@ -17,56 +17,124 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from enum import StrEnum
+
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-PRODUCER_ID_BLOCK_SIZE = 1000  # Kafka's ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE
-DISKLESS_TOPIC = "__diskless-metadata"
-DISKLESS_CONFIG = "diskless.enable"
-TOPIC_RESOURCE = 2  # ConfigResource.Type.TOPIC
+from ..kraft_rules import (
+    CONFIG_TOPIC,
+    DISKLESS_CONFIG,
+    DISKLESS_TOPIC,
+    FENCE,
+    PRODUCER_ID_BLOCK_SIZE,
+    UNFENCE,
+)
+from ..log.control import CONTROL_TYPE_NAMES, SNAPSHOT_FOOTER, SNAPSHOT_HEADER
+from ..log.names import SEGMENT_NAME_REGEX
+from .columns import Issue
+from .inputs import SEGMENT
+
+TOPIC_RESOURCE = CONFIG_TOPIC
 UNMAPPED_GRACE_MS = 300_000  # a diskless topic's partitions must be mapped within 5 minutes
+
+
+class Audit(StrEnum):
+    PRODUCER_IDS = "producer-ids"
+    TOPIC_IDS = "topic-ids"
+    BROKERS = "brokers"
+    DISKLESS = "diskless"
+    LOG = "log"
+
+
+class Check(StrEnum):
+    OVERLAPPING_BLOCK = "overlapping block"
+    BROKER_NOT_AT_CURRENT_EPOCH = "broker not at current epoch"
+    TOPIC_ID_REUSED = "topic id reused"
+    NAME_RECREATED_WHILE_LIVE = "name re-created while live"
+    UNKNOWN_TOPIC_ID = "unknown topic id"
+    REMOVED_TOPIC_ID = "removed topic id"
+    EPOCH_NOT_INCREASING = "epoch not increasing"
+    INCARNATION_CHANGED = "incarnation changed"
+    ILLEGAL_TRANSITION = "illegal transition"
+    MAPPING_OF_UNKNOWN_PARTITION = "mapping of unknown partition"
+    MAPPING_OF_NON_DISKLESS_TOPIC = "mapping of non-diskless topic"
+    COORDINATOR_OUT_OF_RANGE = "coordinator out of range"
+    CONFLICTING_MAPPINGS = "conflicting mappings"
+    UNMAPPED_PARTITION = "unmapped partition"
+    OFFSET_GAP = "offset gap"
+    DUPLICATE_OFFSETS = "duplicate offsets"
+    CRC_MISMATCH = "crc mismatch"
+    LEADER_EPOCH_REGRESSION = "leader epoch regression"
+    RECORD_OFFSETS = "record offsets"
+    SEGMENT_NAME = "segment name"
+    SNAPSHOT_FRAME = "snapshot frame"
+    TRUNCATED_TAIL = Issue.TRUNCATED_TAIL.value
+    UNREADABLE_BYTES = Issue.UNREADABLE_BYTES.value
+    MALFORMED_BATCH = Issue.MALFORMED_BATCH.value
+    UNDECODABLE_RECORD = Issue.UNDECODABLE_RECORD.value
+
+
+class Event(StrEnum):
+    """The typed tables the metadata audits read (tables.table_name of each record type)."""
+
+    PRODUCER_IDS = "producer_ids_record"
+    REGISTER_BROKER = "register_broker_record"
+    UNREGISTER_BROKER = "unregister_broker_record"
+    FENCE_BROKER = "fence_broker_record"
+    UNFENCE_BROKER = "unfence_broker_record"
+    BROKER_REGISTRATION_CHANGE = "broker_registration_change_record"
+    TOPIC = "topic_record"
+    REMOVE_TOPIC = "remove_topic_record"
+    PARTITION = "partition_record"
+    PARTITION_CHANGE = "partition_change_record"
+    TOPIC_PARTITION_TO_BATCH_COORDINATOR_MAPPING = "topic_partition_to_batch_coordinator_mapping"
+    CONFIG = "config_record"
+
+
+E = Event
 
 # audit -> [(check, what it means, needs the full history)]
 AUDITS = {
-    "producer-ids": [
-        ("overlapping block", "a ProducerIdsRecord's block (the 1000 ids below nextProducerId) starts before "
+    Audit.PRODUCER_IDS: [
+        (Check.OVERLAPPING_BLOCK, "a ProducerIdsRecord's block (the 1000 ids below nextProducerId) starts before "
                               "the end of the blocks handed out before it", False),
-        ("broker not at current epoch", "the block goes to a broker that is not registered, or not at the "
+        (Check.BROKER_NOT_AT_CURRENT_EPOCH, "the block goes to a broker that is not registered, or not at the "
                                         "epoch it names", True),
     ],
-    "topic-ids": [
-        ("topic id reused", "a TopicRecord with a topic id some earlier TopicRecord already had", False),
-        ("name re-created while live", "a TopicRecord for a name whose previous topic id was not removed", True),
-        ("unknown topic id", "a partition record or RemoveTopicRecord naming a topic id never created", True),
-        ("removed topic id", "a partition record or RemoveTopicRecord naming a removed topic id", False),
+    Audit.TOPIC_IDS: [
+        (Check.TOPIC_ID_REUSED, "a TopicRecord with a topic id some earlier TopicRecord already had", False),
+        (Check.NAME_RECREATED_WHILE_LIVE, "a TopicRecord for a name whose previous topic id was not removed", True),
+        (Check.UNKNOWN_TOPIC_ID, "a partition record or RemoveTopicRecord naming a topic id never created", True),
+        (Check.REMOVED_TOPIC_ID, "a partition record or RemoveTopicRecord naming a removed topic id", False),
     ],
-    "brokers": [
-        ("epoch not increasing", "a RegisterBrokerRecord whose epoch is not above the broker's previous one", False),
-        ("incarnation changed", "two registrations of one broker epoch with different incarnation ids", False),
-        ("illegal transition", "fence of a fenced broker, unfence of an unfenced one, or a change naming an "
+    Audit.BROKERS: [
+        (Check.EPOCH_NOT_INCREASING, "a RegisterBrokerRecord whose epoch is not above the broker's previous one", False),
+        (Check.INCARNATION_CHANGED, "two registrations of one broker epoch with different incarnation ids", False),
+        (Check.ILLEGAL_TRANSITION, "fence of a fenced broker, unfence of an unfenced one, or a change naming an "
                                "unregistered broker or an epoch other than its current one", True),
     ],
-    "diskless": [
-        ("mapping of unknown partition", "a coordinator mapping for a topic id or partition that does not exist", True),
-        ("mapping of non-diskless topic", f"a coordinator mapping for a topic without {DISKLESS_CONFIG}=true", True),
-        ("coordinator out of range", f"a coordinator partition that {DISKLESS_TOPIC} does not have", True),
-        ("conflicting mappings", "one partition mapped to two coordinator partitions in one batch or snapshot", False),
-        ("unmapped partition", "a partition of a diskless topic with no coordinator partition "
+    Audit.DISKLESS: [
+        (Check.MAPPING_OF_UNKNOWN_PARTITION, "a coordinator mapping for a topic id or partition that does not exist", True),
+        (Check.MAPPING_OF_NON_DISKLESS_TOPIC, f"a coordinator mapping for a topic without {DISKLESS_CONFIG}=true", True),
+        (Check.COORDINATOR_OUT_OF_RANGE, f"a coordinator partition that {DISKLESS_TOPIC} does not have", True),
+        (Check.CONFLICTING_MAPPINGS, "one partition mapped to two coordinator partitions in one batch or snapshot", False),
+        (Check.UNMAPPED_PARTITION, "a partition of a diskless topic with no coordinator partition "
                                f"{UNMAPPED_GRACE_MS // 60000} minutes after the topic was created", True),
     ],
-    "log": [
-        ("offset gap", "offsets missing between two batches", False),
-        ("duplicate offsets", "a batch holding offsets an earlier batch already holds", False),
-        ("crc mismatch", "a batch whose CRC-32C does not match (quarantined)", False),
-        ("leader epoch regression", "a batch written in a lower leader epoch than an earlier batch", False),
-        ("record offsets", "a batch whose record offset deltas are not 0..n-1", False),
-        ("segment name", "a segment whose first offset is not the offset in its name", False),
-        ("snapshot frame", "a snapshot not starting with SnapshotHeader at offset 0 or not ending with "
+    Audit.LOG: [
+        (Check.OFFSET_GAP, "offsets missing between two batches", False),
+        (Check.DUPLICATE_OFFSETS, "a batch holding offsets an earlier batch already holds", False),
+        (Check.CRC_MISMATCH, "a batch whose CRC-32C does not match (quarantined)", False),
+        (Check.LEADER_EPOCH_REGRESSION, "a batch written in a lower leader epoch than an earlier batch", False),
+        (Check.RECORD_OFFSETS, "a batch whose record offset deltas are not 0..n-1", False),
+        (Check.SEGMENT_NAME, "a segment whose first offset is not the offset in its name", False),
+        (Check.SNAPSHOT_FRAME, "a snapshot not starting with SnapshotHeader at offset 0 or not ending with "
                            "SnapshotFooter", False),
-        ("truncated tail", "a file ending inside a batch (quarantined)", False),
-        ("unreadable bytes", "bytes between two sound batches that are no batch (quarantined)", False),
-        ("malformed batch", "a batch with a sound CRC whose records do not parse (quarantined)", False),
-        ("undecodable record", "a record value the generated classes cannot decode (quarantined)", False),
+        (Check.TRUNCATED_TAIL, "a file ending inside a batch (quarantined)", False),
+        (Check.UNREADABLE_BYTES, "bytes between two sound batches that are no batch (quarantined)", False),
+        (Check.MALFORMED_BATCH, "a batch with a sound CRC whose records do not parse (quarantined)", False),
+        (Check.UNDECODABLE_RECORD, "a record value the generated classes cannot decode (quarantined)", False),
     ],
 }
 HISTORY_CHECKS = {(a, c) for a, checks in AUDITS.items() for c, _, h in checks if h}
@@ -76,20 +144,20 @@ VIOLATION_COLUMNS = ["audit", "check", "status", "cluster", "file", "offset", "s
 # The fields of the typed tables the metadata audits read, under common names: one narrow,
 # cached "events" frame serves every audit (table -> {event column: typed table column}).
 EVENT_FIELDS = {
-    "producer_ids_record": {"broker_id": "brokerId", "epoch": "brokerEpoch", "next_id": "nextProducerId"},
-    "register_broker_record": {"broker_id": "brokerId", "epoch": "brokerEpoch", "incarnation": "incarnationId",
+    E.PRODUCER_IDS: {"broker_id": "brokerId", "epoch": "brokerEpoch", "next_id": "nextProducerId"},
+    E.REGISTER_BROKER: {"broker_id": "brokerId", "epoch": "brokerEpoch", "incarnation": "incarnationId",
                                "fenced": "fenced"},
-    "unregister_broker_record": {"broker_id": "brokerId", "epoch": "brokerEpoch"},
-    "fence_broker_record": {"broker_id": "id", "epoch": "epoch"},
-    "unfence_broker_record": {"broker_id": "id", "epoch": "epoch"},
-    "broker_registration_change_record": {"broker_id": "brokerId", "epoch": "brokerEpoch", "fenced": "fenced"},
-    "topic_record": {"name": "name", "topic_id": "topicId"},
-    "remove_topic_record": {"topic_id": "topicId"},
-    "partition_record": {"topic_id": "topicId", "partition": "partitionId"},
-    "partition_change_record": {"topic_id": "topicId", "partition": "partitionId"},
-    "topic_partition_to_batch_coordinator_mapping": {"topic_id": "topicId", "partition": "partitionIndex",
+    E.UNREGISTER_BROKER: {"broker_id": "brokerId", "epoch": "brokerEpoch"},
+    E.FENCE_BROKER: {"broker_id": "id", "epoch": "epoch"},
+    E.UNFENCE_BROKER: {"broker_id": "id", "epoch": "epoch"},
+    E.BROKER_REGISTRATION_CHANGE: {"broker_id": "brokerId", "epoch": "brokerEpoch", "fenced": "fenced"},
+    E.TOPIC: {"name": "name", "topic_id": "topicId"},
+    E.REMOVE_TOPIC: {"topic_id": "topicId"},
+    E.PARTITION: {"topic_id": "topicId", "partition": "partitionId"},
+    E.PARTITION_CHANGE: {"topic_id": "topicId", "partition": "partitionId"},
+    E.TOPIC_PARTITION_TO_BATCH_COORDINATOR_MAPPING: {"topic_id": "topicId", "partition": "partitionIndex",
                                                      "coordinator": "batchCoordinatorPartitionIndex"},
-    "config_record": {"name": "resourceName", "config_value": "value"},
+    E.CONFIG: {"name": "resourceName", "config_value": "value"},
 }  # fmt: skip
 EVENT_TYPES = {
     "broker_id": "int", "epoch": "bigint", "next_id": "bigint", "incarnation": "string", "fenced": "int",
@@ -109,15 +177,15 @@ def event_frame(read, plan: DataFrame) -> DataFrame:
         frame = read(table)
         if frame is None:
             continue
-        if table == "config_record":  # only diskless.enable of topics matters
+        if table == E.CONFIG:  # only diskless.enable of topics matters
             frame = frame.where((F.col("resourceType") == TOPIC_RESOURCE) & (F.col("name") == DISKLESS_CONFIG))
         columns = [F.col(c) for c in EVENT_META if c != "seq"] + [F.lit(table).alias("type")]
         for name, kind in EVENT_TYPES.items():
             source = fields.get(name)
             if source is None:
                 columns.append(F.lit(None).cast(kind).alias(name))
-            elif table == "register_broker_record" and name == "fenced":  # boolean -> the change record's 1 / -1
-                columns.append(F.when(F.col(source), 1).otherwise(-1).alias(name))
+            elif table == E.REGISTER_BROKER and name == "fenced":  # boolean -> the change record's 1 / -1
+                columns.append(F.when(F.col(source), FENCE).otherwise(UNFENCE).alias(name))
             else:
                 columns.append(F.col(source).cast(kind).alias(name))
         frames.append(frame.select(*columns))
@@ -178,8 +246,8 @@ def _union(frames: list[DataFrame]) -> DataFrame:
 
 
 def producer_ids(inp: AuditInput) -> DataFrame:
-    audit = "producer-ids"
-    blocks = inp.typed("producer_ids_record")
+    audit = Audit.PRODUCER_IDS
+    blocks = inp.typed(E.PRODUCER_IDS)
     start = F.col("next_id") - PRODUCER_ID_BLOCK_SIZE
     earlier = Window.partitionBy("cluster").orderBy("seq").rowsBetween(Window.unboundedPreceding, -1)
     overlap = blocks.withColumn("prev_end", F.max("next_id").over(earlier)).where(
@@ -187,7 +255,7 @@ def producer_ids(inp: AuditInput) -> DataFrame:
     )
     found = [
         _violations(
-            overlap, audit, "overlapping block",
+            overlap, audit, Check.OVERLAPPING_BLOCK,
             F.format_string("producer ids %d-%d", start, F.col("next_id") - 1),
             F.format_string("block %d-%d (nextProducerId %d) overlaps ids handed out before it (up to %d)",
                             start, F.col("next_id") - 1, F.col("next_id"), F.col("prev_end") - 1),
@@ -195,15 +263,15 @@ def producer_ids(inp: AuditInput) -> DataFrame:
     ]  # fmt: skip
 
     # the broker's registration as of each block: the last Register/UnregisterBrokerRecord
-    events = inp.events.where(F.col("type").isin("producer_ids_record", "register_broker_record", "unregister_broker_record"))
-    state = F.when(F.col("type") == "register_broker_record", F.struct(F.lit(True).alias("registered"), F.col("epoch").alias("epoch"))).when(
-        F.col("type") == "unregister_broker_record", F.struct(F.lit(False).alias("registered"), F.col("epoch").alias("epoch"))
+    events = inp.events.where(F.col("type").isin(E.PRODUCER_IDS, E.REGISTER_BROKER, E.UNREGISTER_BROKER))
+    state = F.when(F.col("type") == E.REGISTER_BROKER, F.struct(F.lit(True).alias("registered"), F.col("epoch").alias("epoch"))).when(
+        F.col("type") == E.UNREGISTER_BROKER, F.struct(F.lit(False).alias("registered"), F.col("epoch").alias("epoch"))
     )
     events = events.withColumn("cur", F.last(state, ignorenulls=True).over(_before("cluster", "broker_id")))
     # Kafka's snapshots carry the newest ProducerIdsRecord with broker -1, epoch -1
     from_snapshot = (F.col("seq") < 0) & (F.col("broker_id") == -1)
     bad = events.where(
-        (F.col("type") == "producer_ids_record") & ~from_snapshot
+        (F.col("type") == E.PRODUCER_IDS) & ~from_snapshot
         & (F.col("cur").isNull() | ~F.col("cur.registered") | (F.col("cur.epoch") != F.col("epoch")))
     )  # fmt: skip
     detail = (
@@ -212,7 +280,7 @@ def producer_ids(inp: AuditInput) -> DataFrame:
         .otherwise(F.format_string("broker %d is registered at epoch %d; the block names epoch %d",
                                    "broker_id", "cur.epoch", "epoch"))
     )  # fmt: skip
-    found.append(_violations(bad, audit, "broker not at current epoch", F.format_string("broker %d", "broker_id"), detail))
+    found.append(_violations(bad, audit, Check.BROKER_NOT_AT_CURRENT_EPOCH, F.format_string("broker %d", "broker_id"), detail))
     return _union(found)
 
 
@@ -220,11 +288,11 @@ def producer_ids(inp: AuditInput) -> DataFrame:
 
 
 def topic_ids(inp: AuditInput) -> DataFrame:
-    audit = "topic-ids"
+    audit = Audit.TOPIC_IDS
     events = inp.events.where(
-        F.col("type").isin("topic_record", "remove_topic_record", "partition_record", "partition_change_record")
+        F.col("type").isin(E.TOPIC, E.REMOVE_TOPIC, E.PARTITION, E.PARTITION_CHANGE)
     )
-    topics = events.where(F.col("type") == "topic_record")
+    topics = events.where(F.col("type") == E.TOPIC)
     found = []
 
     by_id = Window.partitionBy("cluster", "topic_id").orderBy("seq")
@@ -234,7 +302,7 @@ def topic_ids(inp: AuditInput) -> DataFrame:
         .where(F.col("prev_name").isNotNull())
     )
     found.append(_violations(
-        reused, audit, "topic id reused", F.format_string("topic %s", "name"),
+        reused, audit, Check.TOPIC_ID_REUSED, F.format_string("topic %s", "name"),
         F.format_string("topic id %s of '%s' was already used by '%s' (TopicRecord at offset %d)",
                         "topic_id", "name", "prev_name", "prev_offset"),
     ))  # fmt: skip
@@ -242,12 +310,12 @@ def topic_ids(inp: AuditInput) -> DataFrame:
     # per topic id, in order: the state before each record (live / removed / never created),
     # and for each creation the first removal of the id after it
     following = by_id.rowsBetween(1, Window.unboundedFollowing)
-    state = F.when(F.col("type") == "topic_record", "live").when(F.col("type") == "remove_topic_record", "removed")
+    state = F.when(F.col("type") == E.TOPIC, "live").when(F.col("type") == E.REMOVE_TOPIC, "removed")
     lifecycle = events.withColumn("cur", F.last(state, ignorenulls=True).over(_before("cluster", "topic_id"))).withColumn(
         "removed_seq",
-        F.first(F.when(F.col("type") == "remove_topic_record", F.col("seq")), ignorenulls=True).over(following),
+        F.first(F.when(F.col("type") == E.REMOVE_TOPIC, F.col("seq")), ignorenulls=True).over(following),
     )
-    creations = lifecycle.where(F.col("type") == "topic_record")
+    creations = lifecycle.where(F.col("type") == E.TOPIC)
     by_name = Window.partitionBy("cluster", "name").orderBy("seq")
     recreated = (
         creations.withColumn("prev_id", F.lag("topic_id").over(by_name))
@@ -256,23 +324,23 @@ def topic_ids(inp: AuditInput) -> DataFrame:
         .where(F.col("prev_id").isNotNull() & (F.col("prev_removed").isNull() | (F.col("prev_removed") > F.col("seq"))))
     )
     found.append(_violations(
-        recreated, audit, "name re-created while live", F.format_string("topic %s", "name"),
+        recreated, audit, Check.NAME_RECREATED_WHILE_LIVE, F.format_string("topic %s", "name"),
         F.format_string("'%s' created again (topic id %s) while topic id %s (TopicRecord at offset %d) is not removed",
                         "name", "topic_id", "prev_id", "prev_offset"),
     ))  # fmt: skip
 
-    refs = lifecycle.where(F.col("type") != "topic_record")
+    refs = lifecycle.where(F.col("type") != E.TOPIC)
     ref = (
-        F.when(F.col("type") == "partition_record", F.format_string("PartitionRecord for partition %d", "partition"))
-        .when(F.col("type") == "partition_change_record", F.format_string("PartitionChangeRecord for partition %d", "partition"))
+        F.when(F.col("type") == E.PARTITION, F.format_string("PartitionRecord for partition %d", "partition"))
+        .when(F.col("type") == E.PARTITION_CHANGE, F.format_string("PartitionChangeRecord for partition %d", "partition"))
         .otherwise(F.lit("RemoveTopicRecord"))
     )  # fmt: skip
     found.append(_violations(
-        refs.where(F.col("cur").isNull()), audit, "unknown topic id", F.format_string("topic id %s", "topic_id"),
+        refs.where(F.col("cur").isNull()), audit, Check.UNKNOWN_TOPIC_ID, F.format_string("topic id %s", "topic_id"),
         F.format_string("%s of topic id %s, which no TopicRecord created", ref, "topic_id"),
     ))  # fmt: skip
     found.append(_violations(
-        refs.where(F.col("cur") == "removed"), audit, "removed topic id", F.format_string("topic id %s", "topic_id"),
+        refs.where(F.col("cur") == "removed"), audit, Check.REMOVED_TOPIC_ID, F.format_string("topic id %s", "topic_id"),
         F.format_string("%s of topic id %s, which was removed", ref, "topic_id"),
     ))  # fmt: skip
     return _union(found)
@@ -282,12 +350,12 @@ def topic_ids(inp: AuditInput) -> DataFrame:
 
 
 def brokers(inp: AuditInput) -> DataFrame:
-    audit = "brokers"
+    audit = Audit.BROKERS
     events = inp.events.where(F.col("type").isin(
-        "register_broker_record", "unregister_broker_record", "fence_broker_record", "unfence_broker_record",
-        "broker_registration_change_record",
+        E.REGISTER_BROKER, E.UNREGISTER_BROKER, E.FENCE_BROKER, E.UNFENCE_BROKER,
+        E.BROKER_REGISTRATION_CHANGE,
     ))  # fmt: skip
-    regs = events.where(F.col("type") == "register_broker_record")
+    regs = events.where(F.col("type") == E.REGISTER_BROKER)
     by_broker = Window.partitionBy("cluster", "broker_id").orderBy("seq")
     prev = (
         regs.withColumn("prev_epoch", F.lag("epoch").over(by_broker))
@@ -297,31 +365,31 @@ def brokers(inp: AuditInput) -> DataFrame:
     found = [
         _violations(
             prev.where(F.col("prev_epoch").isNotNull() & (F.col("epoch") <= F.col("prev_epoch"))),
-            audit, "epoch not increasing", F.format_string("broker %d", "broker_id"),
+            audit, Check.EPOCH_NOT_INCREASING, F.format_string("broker %d", "broker_id"),
             F.format_string("broker %d registered with epoch %d, not above its previous epoch %d (offset %d)",
                             "broker_id", "epoch", "prev_epoch", "prev_offset"),
         ),
         _violations(
             prev.where((F.col("epoch") == F.col("prev_epoch")) & (F.col("incarnation") != F.col("prev_incarnation"))),
-            audit, "incarnation changed", F.format_string("broker %d", "broker_id"),
+            audit, Check.INCARNATION_CHANGED, F.format_string("broker %d", "broker_id"),
             F.format_string("broker %d epoch %d registered with incarnation %s, earlier with %s",
                             "broker_id", "epoch", "incarnation", "prev_incarnation"),
         ),
     ]  # fmt: skip
 
     op = (
-        F.when(F.col("type") == "register_broker_record", "register")
-        .when(F.col("type") == "unregister_broker_record", "unregister")
-        .when(F.col("type") == "fence_broker_record", "fence")
-        .when(F.col("type") == "unfence_broker_record", "unfence")
-        .when(F.col("fenced") == 1, "fence")
-        .when(F.col("fenced") == -1, "unfence")
+        F.when(F.col("type") == E.REGISTER_BROKER, "register")
+        .when(F.col("type") == E.UNREGISTER_BROKER, "unregister")
+        .when(F.col("type") == E.FENCE_BROKER, "fence")
+        .when(F.col("type") == E.UNFENCE_BROKER, "unfence")
+        .when(F.col("fenced") == FENCE, "fence")
+        .when(F.col("fenced") == UNFENCE, "unfence")
         .otherwise("change")
     )
     reg = F.when(F.col("op") == "register", F.struct(F.lit(True).alias("registered"), F.col("epoch").alias("epoch"))).when(
         F.col("op") == "unregister", F.struct(F.lit(False).alias("registered"), F.col("epoch").alias("epoch"))
     )
-    fenced_after = F.when(F.col("op") == "register", F.col("fenced") == 1).when(F.col("op") == "fence", True).when(
+    fenced_after = F.when(F.col("op") == "register", F.col("fenced") == FENCE).when(F.col("op") == "fence", True).when(
         F.col("op") == "unfence", False
     )
     before = _before("cluster", "broker_id")
@@ -343,7 +411,7 @@ def brokers(inp: AuditInput) -> DataFrame:
               F.format_string("unfence of broker %d epoch %d, which is not fenced", "broker_id", "epoch"))
     )  # fmt: skip
     bad = events.withColumn("problem", problem).where(F.col("problem").isNotNull())
-    found.append(_violations(bad, audit, "illegal transition", F.format_string("broker %d", "broker_id"), F.col("problem")))
+    found.append(_violations(bad, audit, Check.ILLEGAL_TRANSITION, F.format_string("broker %d", "broker_id"), F.col("problem")))
     return _union(found)
 
 
@@ -351,48 +419,48 @@ def brokers(inp: AuditInput) -> DataFrame:
 
 
 def diskless(inp: AuditInput) -> DataFrame:
-    audit = "diskless"
-    is_map = F.col("type") == "topic_partition_to_batch_coordinator_mapping"
+    audit = Audit.DISKLESS
+    is_map = F.col("type") == E.TOPIC_PARTITION_TO_BATCH_COORDINATOR_MAPPING
     events = inp.events.where(F.col("type").isin(
-        "topic_record", "remove_topic_record", "partition_record", "config_record",
-        "topic_partition_to_batch_coordinator_mapping",
+        E.TOPIC, E.REMOVE_TOPIC, E.PARTITION, E.CONFIG,
+        E.TOPIC_PARTITION_TO_BATCH_COORDINATOR_MAPPING,
     ))  # fmt: skip
 
     # per topic id: the incarnation a record belongs to (its TopicRecord), live or removed
     topic_state = F.when(
-        F.col("type") == "topic_record",
+        F.col("type") == E.TOPIC,
         F.struct(F.lit(True).alias("live"), F.col("name").alias("name"), F.col("seq").alias("created"),
                  F.col("timestamp").alias("created_ts")),
     ).when(
-        F.col("type") == "remove_topic_record",
+        F.col("type") == E.REMOVE_TOPIC,
         F.struct(F.lit(False).alias("live"), F.lit(None).cast("string").alias("name"), F.lit(None).cast("bigint").alias("created"),
                  F.lit(None).cast("bigint").alias("created_ts")),
     )  # fmt: skip
-    by_topic = events.where(F.col("type") != "config_record").withColumn(
+    by_topic = events.where(F.col("type") != E.CONFIG).withColumn(
         "cur", F.last(topic_state, ignorenulls=True).over(_before("cluster", "topic_id"))
     )
     # per partition: was it created (a PartitionRecord) in the topic's current incarnation
     by_topic = by_topic.withColumn(
-        "last_part", F.last(F.when(F.col("type") == "partition_record", F.col("seq")), ignorenulls=True).over(
+        "last_part", F.last(F.when(F.col("type") == E.PARTITION, F.col("seq")), ignorenulls=True).over(
             _before("cluster", "topic_id", "partition")
         )
-    ).where(is_map | (F.col("type") == "topic_record"))
+    ).where(is_map | (F.col("type") == E.TOPIC))
     maps = by_topic.where(is_map).withColumn("topic_name", F.col("cur.name"))
     # diskless.enable of the topic's name, since its TopicRecord (which resets it)
-    flags = events.where(F.col("type").isin("topic_record", "config_record")).select(
+    flags = events.where(F.col("type").isin(E.TOPIC, E.CONFIG)).select(
         "cluster", "seq", F.col("name").alias("topic_name"),
-        F.when(F.col("type") == "topic_record", F.lit("")).otherwise(F.coalesce(F.lower("config_value"), F.lit(""))).alias("flag"),
+        F.when(F.col("type") == E.TOPIC, F.lit("")).otherwise(F.coalesce(F.lower("config_value"), F.lit(""))).alias("flag"),
     )  # fmt: skip
     maps = maps.unionByName(flags, allowMissingColumns=True).withColumn(
         "flag_now", F.last("flag", ignorenulls=True).over(_before("cluster", "topic_name"))
     ).where(is_map)
 
     # partitions of the coordinators' topic, per cluster (it only ever grows)
-    coordinator_topics = events.where((F.col("type") == "topic_record") & (F.col("name") == DISKLESS_TOPIC)).select(
+    coordinator_topics = events.where((F.col("type") == E.TOPIC) & (F.col("name") == DISKLESS_TOPIC)).select(
         "cluster", "topic_id"
     ).distinct()
     coordinator_parts = (
-        events.where(F.col("type") == "partition_record")
+        events.where(F.col("type") == E.PARTITION)
         .join(coordinator_topics, ["cluster", "topic_id"])
         .groupBy("cluster")
         .agg((F.max("partition") + 1).alias("coordinator_partitions"))
@@ -404,25 +472,25 @@ def diskless(inp: AuditInput) -> DataFrame:
     found = [
         _violations(
             maps.where(live.isNull() | ~live | F.col("last_part").isNull() | (F.col("last_part") < F.col("cur.created"))),
-            audit, "mapping of unknown partition", subject,
+            audit, Check.MAPPING_OF_UNKNOWN_PARTITION, subject,
             F.when(live.isNull(), F.format_string("topic id %s was never created", "topic_id"))
             .when(~live, F.format_string("topic id %s was removed", "topic_id"))
             .otherwise(F.format_string("topic '%s' has no partition %d", "topic_name", "partition")),
         ),
         _violations(
             maps.where(live & (F.coalesce(F.col("flag_now"), F.lit("")) != "true")),
-            audit, "mapping of non-diskless topic", subject,
+            audit, Check.MAPPING_OF_NON_DISKLESS_TOPIC, subject,
             F.format_string(f"topic '%s' is not diskless ({DISKLESS_CONFIG} is not true)", "topic_name"),
         ),
         _violations(
             maps.where((F.col("coordinator") < 0) | (F.col("coordinator") >= F.col("coordinator_partitions"))),
-            audit, "coordinator out of range", subject,
+            audit, Check.COORDINATOR_OUT_OF_RANGE, subject,
             F.format_string(f"coordinator partition %d; {DISKLESS_TOPIC} has %s", "coordinator",
                             F.coalesce(F.col("coordinator_partitions").cast("string"), F.lit("no partitions"))),
         ),
     ]  # fmt: skip
 
-    group = F.when(F.col("file_kind") == "segment", F.col("batch_offset")).otherwise(F.lit(-1))
+    group = F.when(F.col("file_kind") == SEGMENT, F.col("batch_offset")).otherwise(F.lit(-1))
     conflicts = (
         events.where(is_map).withColumn("grp", group)
         .groupBy("cluster", "file", "grp", "topic_id", "partition")
@@ -431,16 +499,16 @@ def diskless(inp: AuditInput) -> DataFrame:
         .where(F.col("n") > 1)
     )  # fmt: skip
     found.append(_violations(
-        conflicts, audit, "conflicting mappings", subject,
+        conflicts, audit, Check.CONFLICTING_MAPPINGS, subject,
         F.format_string("mapped to coordinator partitions %s at once", F.array_join(F.col("coordinators").cast("array<string>"), ", ")),
     ))  # fmt: skip
 
     # at the end of the replay, every partition of a live diskless topic has a mapping
     last = Window.partitionBy("cluster", "topic_id").orderBy(F.col("seq").desc())
     live_topics = (
-        events.where(F.col("type").isin("topic_record", "remove_topic_record"))
+        events.where(F.col("type").isin(E.TOPIC, E.REMOVE_TOPIC))
         .withColumn("rank", F.row_number().over(last))
-        .where((F.col("rank") == 1) & (F.col("type") == "topic_record"))
+        .where((F.col("rank") == 1) & (F.col("type") == E.TOPIC))
         .select("cluster", "topic_id", "name", F.col("seq").alias("created"), F.col("timestamp").alias("created_ts"))
     )
     final_flag = (
@@ -452,13 +520,13 @@ def diskless(inp: AuditInput) -> DataFrame:
     diskless_topics = live_topics.join(final_flag, ["cluster", "name"]).join(end, "cluster").where(
         F.col("created_ts") < F.col("end_ts") - UNMAPPED_GRACE_MS
     ).select("cluster", "topic_id", F.col("name").alias("topic_name"), "created")
-    members = events.where(F.col("type").isin("partition_record", "topic_partition_to_batch_coordinator_mapping")).join(
+    members = events.where(F.col("type").isin(E.PARTITION, E.TOPIC_PARTITION_TO_BATCH_COORDINATOR_MAPPING)).join(
         diskless_topics, ["cluster", "topic_id"]
     ).where(F.col("seq") > F.col("created"))
     mapped = members.where(is_map).select("cluster", "topic_id", "partition").distinct()
-    unmapped = members.where(F.col("type") == "partition_record").join(mapped, ["cluster", "topic_id", "partition"], "left_anti")
+    unmapped = members.where(F.col("type") == E.PARTITION).join(mapped, ["cluster", "topic_id", "partition"], "left_anti")
     found.append(_violations(
-        unmapped, audit, "unmapped partition", subject,
+        unmapped, audit, Check.UNMAPPED_PARTITION, subject,
         F.format_string("partition %d of diskless topic '%s' has no coordinator partition", "partition", "topic_name"),
     ))  # fmt: skip
     return _union(found)
@@ -468,9 +536,9 @@ def diskless(inp: AuditInput) -> DataFrame:
 
 
 def log(inp: AuditInput) -> DataFrame:
-    audit = "log"
+    audit = Audit.LOG
     b = inp.batches.withColumn("last", F.col("batch_offset") + F.col("last_offset_delta")).withColumn(
-        "grp", F.when(F.col("file_kind") == "segment", F.lit("")).otherwise(F.col("file"))
+        "grp", F.when(F.col("file_kind") == SEGMENT, F.lit("")).otherwise(F.col("file"))
     ).withColumn("seq", F.col("batch_offset"))
     order = Window.partitionBy("cluster", "grp").orderBy("batch_offset", "file", "position")
     earlier = order.rowsBetween(Window.unboundedPreceding, -1)
@@ -483,38 +551,38 @@ def log(inp: AuditInput) -> DataFrame:
     )
     subject = F.format_string("offsets %d-%d", "batch_offset", "last")
     found = [
-        _violations(b.where(F.col("batch_offset") > F.col("prev_last") + 1), audit, "offset gap", subject,
+        _violations(b.where(F.col("batch_offset") > F.col("prev_last") + 1), audit, Check.OFFSET_GAP, subject,
                     F.format_string("offsets %d-%d are in no batch", F.col("prev_last") + 1, F.col("batch_offset") - 1)),
-        _violations(b.where(F.col("batch_offset") <= F.col("prev_last")), audit, "duplicate offsets", subject,
+        _violations(b.where(F.col("batch_offset") <= F.col("prev_last")), audit, Check.DUPLICATE_OFFSETS, subject,
                     F.format_string("offsets %d-%d are also in an earlier batch", "batch_offset",
                                     F.least(F.col("last"), F.col("prev_last")))),
-        _violations(b.where(~F.col("crc_ok")), audit, "crc mismatch", subject,
+        _violations(b.where(~F.col("crc_ok")), audit, Check.CRC_MISMATCH, subject,
                     F.concat(F.format_string("batch at byte %d: CRC-32C mismatch; ", "position"),
                              _counted("records_count", "record"), F.lit(" quarantined"))),
-        _violations(b.where(F.col("leader_epoch") < F.col("prev_epoch")), audit, "leader epoch regression", subject,
+        _violations(b.where(F.col("leader_epoch") < F.col("prev_epoch")), audit, Check.LEADER_EPOCH_REGRESSION, subject,
                     F.format_string("leader epoch %d after a batch of epoch %d", "leader_epoch", "prev_epoch")),
-        _violations(b.where(~F.col("offsets_ok")), audit, "record offsets", subject,
+        _violations(b.where(~F.col("offsets_ok")), audit, Check.RECORD_OFFSETS, subject,
                     F.format_string("%d records, lastOffsetDelta %d, offset deltas not 0..n-1", "records_count", "last_offset_delta")),
     ]  # fmt: skip
 
     first = F.split(F.coalesce(F.col("control_types"), F.lit("")), ",")
     snap = b.where(F.col("grp") != "")
-    bad_start = snap.where((F.col("row") == 1) & ((F.col("batch_offset") != 0) | (F.element_at(first, 1) != "SNAPSHOT_HEADER")))
-    bad_end = snap.where((F.col("row") == F.col("rows")) & (F.element_at(first, -1) != "SNAPSHOT_FOOTER"))
-    found.append(_violations(bad_start, audit, "snapshot frame", F.col("file"),
+    bad_start = snap.where((F.col("row") == 1) & ((F.col("batch_offset") != 0) | (F.element_at(first, 1) != CONTROL_TYPE_NAMES[SNAPSHOT_HEADER])))
+    bad_end = snap.where((F.col("row") == F.col("rows")) & (F.element_at(first, -1) != CONTROL_TYPE_NAMES[SNAPSHOT_FOOTER]))
+    found.append(_violations(bad_start, audit, Check.SNAPSHOT_FRAME, F.col("file"),
                              F.lit("the snapshot does not start with a SnapshotHeader control batch at offset 0")))
-    found.append(_violations(bad_end, audit, "snapshot frame", F.col("file"),
+    found.append(_violations(bad_end, audit, Check.SNAPSHOT_FRAME, F.col("file"),
                              F.lit("the snapshot does not end with a SnapshotFooter control batch")))
 
-    segments = inp.batches.where(F.col("file_kind") == "segment").groupBy("cluster", "file").agg(
+    segments = inp.batches.where(F.col("file_kind") == SEGMENT).groupBy("cluster", "file").agg(
         F.min("batch_offset").alias("offset")
-    ).withColumn("named", F.regexp_extract("file", r"(\d{20})\.log$", 1).cast("bigint")).withColumn("seq", F.col("offset"))
-    found.append(_violations(segments.where(F.col("named") != F.col("offset")), audit, "segment name", F.col("file"),
+    ).withColumn("named", F.regexp_extract("file", SEGMENT_NAME_REGEX + "$", 1).cast("bigint")).withColumn("seq", F.col("offset"))
+    found.append(_violations(segments.where(F.col("named") != F.col("offset")), audit, Check.SEGMENT_NAME, F.col("file"),
                              F.format_string("first offset %d, name says %d", "offset", "named")))
 
-    issues = inp.issues.where(F.col("issue") != "corrupt batch").withColumn("offset", F.coalesce("offset", "batch_offset"))
+    issues = inp.issues.where(F.col("issue") != Issue.CORRUPT_BATCH).withColumn("offset", F.coalesce("offset", "batch_offset"))
     issues = issues.withColumn("seq", F.col("offset"))
-    for check in ("truncated tail", "unreadable bytes", "malformed batch", "undecodable record"):
+    for check in (Check.TRUNCATED_TAIL, Check.UNREADABLE_BYTES, Check.MALFORMED_BATCH, Check.UNDECODABLE_RECORD):
         found.append(_violations(
             issues.where(F.col("issue") == check), audit, check, F.format_string("byte %d", "position"),
             F.concat_ws("; ", F.col("detail"),
@@ -525,11 +593,11 @@ def log(inp: AuditInput) -> DataFrame:
 
 
 AUDIT_FUNCTIONS = {
-    "producer-ids": producer_ids,
-    "topic-ids": topic_ids,
-    "brokers": brokers,
-    "diskless": diskless,
-    "log": log,
+    Audit.PRODUCER_IDS: producer_ids,
+    Audit.TOPIC_IDS: topic_ids,
+    Audit.BROKERS: brokers,
+    Audit.DISKLESS: diskless,
+    Audit.LOG: log,
 }
 
 

@@ -23,18 +23,13 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 from dataclasses import asdict, dataclass, field
-from urllib.parse import unquote, urlparse
 
-SEGMENT = "segment"
-SNAPSHOT = "snapshot"
-BOOTSTRAP = "bootstrap"
+from ..log import names
+from ..log.names import FileKind
+from ..log.source import is_local, local_path
 
-LOG_DIR = re.compile(r"^__cluster_metadata-\d+$")
-SEGMENT_NAME = re.compile(r"^(\d{20})\.log$")
-SNAPSHOT_NAME = re.compile(r"^(\d{20})-(\d{10})\.checkpoint$")
-BOOTSTRAP_NAME = "bootstrap.checkpoint"
+SEGMENT, SNAPSHOT, BOOTSTRAP = FileKind.SEGMENT.value, FileKind.SNAPSHOT.value, FileKind.BOOTSTRAP.value
 
 DEFAULT_CHUNK_BYTES = 64 << 20
 SNAPSHOT_SEQ_SHIFT = -(1 << 62)  # replay order of snapshot records: before every log offset
@@ -138,31 +133,16 @@ def chunk_ranges(size: int, chunk_bytes: int) -> list[tuple[int, int]]:
 # --- listing ---------------------------------------------------------------------------------
 
 
-def is_local(uri: str) -> bool:
-    scheme = urlparse(uri).scheme
-    return scheme in ("", "file") or (len(scheme) == 1 and os.name == "nt")
-
-
-def local_path(uri: str) -> str:
-    parsed = urlparse(uri)
-    return unquote(parsed.path) if parsed.scheme == "file" else uri
-
-
 def classify(path: str) -> tuple[str, str, dict] | None:
     """``(kind, cluster directory, name facts)`` for a metadata file path (``/`` separated), or None."""
     parent, name = posixpath.split(path)
-    pname = posixpath.basename(parent)
-    if LOG_DIR.match(pname):
-        m = SEGMENT_NAME.match(name)
-        if m:
-            return SEGMENT, posixpath.dirname(parent), {"base_offset": int(m[1])}
-        m = SNAPSHOT_NAME.match(name)
-        if m:
-            return SNAPSHOT, posixpath.dirname(parent), {"end_offset": int(m[1]), "epoch": int(m[2])}
+    in_log_dir = names.is_metadata_log_dir(posixpath.basename(parent))
+    found = names.file_kind(name, in_log_dir)
+    if found is None:
         return None
-    if name == BOOTSTRAP_NAME:
-        return BOOTSTRAP, parent, {}
-    return None
+    kind, facts = found
+    # plain strings travel to Spark's JVM and back; enum members would not
+    return kind.value, posixpath.dirname(parent) if in_log_dir else parent, facts
 
 
 def list_local(root: str) -> list[tuple[str, int]]:
@@ -176,7 +156,7 @@ def list_local(root: str) -> list[tuple[str, int]]:
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         for name in sorted(filenames):
-            if name.endswith((".log", ".checkpoint")):
+            if name.endswith((names.SEGMENT_SUFFIX, names.SNAPSHOT_SUFFIX)):
                 path = os.path.join(dirpath, name)
                 try:
                     found.append((os.path.abspath(path), os.path.getsize(path)))
@@ -201,7 +181,7 @@ def list_hadoop(spark, root: str) -> tuple[str, list[tuple[str, int]]]:
     while files.hasNext():
         st = files.next()
         uri = st.getPath().toString()
-        if uri.endswith((".log", ".checkpoint")):
+        if uri.endswith((names.SEGMENT_SUFFIX, names.SNAPSHOT_SUFFIX)):
             found.append((uri, st.getLen()))
     return qualified, sorted(found)
 

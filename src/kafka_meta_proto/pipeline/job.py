@@ -24,6 +24,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
+from .columns import Issue
 from .decode import BATCH, ISSUE, SPARK_DDL
 from .inputs import DEFAULT_CHUNK_BYTES, SEGMENT, SNAPSHOT_SEQ_SHIFT, Inventory, Unit, discover
 from .sink import COUNTS, writing_records
@@ -228,9 +229,9 @@ def run_audit(
     records = None
     try:
         with prog.phase(f"decoding {len(inventory.files)} files ({inventory.total_bytes / 1e6:.1f} MB) in {partitions} tasks"):
-            decoded.where(kind == BATCH).select(*BATCH_TABLE).write.mode("overwrite").parquet(f"{out}/batches")
+            decoded.where(kind == int(BATCH)).select(*BATCH_TABLE).write.mode("overwrite").parquet(f"{out}/batches")
         with prog.phase("writing quarantine"):
-            decoded.where(kind == ISSUE).select(*QUARANTINE_TABLE).write.mode("overwrite").parquet(f"{out}/quarantine")
+            decoded.where(kind == int(ISSUE)).select(*QUARANTINE_TABLE).write.mode("overwrite").parquet(f"{out}/quarantine")
             summary = (
                 decoded.groupBy("cluster", "file", "kind", "type_name", "issue")
                 .agg(F.count(F.lit(1)).alias("rows"), F.sum("records_count").alias("announced"),
@@ -321,9 +322,9 @@ def file_reports(inventory: Inventory, summary, written: dict) -> list[FileRepor
         elif r["kind"] == ISSUE:
             fr.issues[r["issue"]] = fr.issues.get(r["issue"], 0) + r["rows"]
             fr.records_reported += r["lost"] or 0
-            if r["issue"] == "truncated tail":
+            if r["issue"] == Issue.TRUNCATED_TAIL:
                 fr.records_read += r["lost"] or 0
-            if r["issue"] == "unreadable bytes":
+            if r["issue"] == Issue.UNREADABLE_BYTES:
                 fr.bytes_unreadable += r["bytes_lost"] or 0
     for key, count in written.items():
         reports[key].records_written = count

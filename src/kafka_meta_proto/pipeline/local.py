@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .decode import BATCH, ISSUE, RECORD, decode_unit
+from .columns import Column, Issue
+from .decode import BATCH, ISSUE, RECORD, decode_units
 from .inputs import DEFAULT_CHUNK_BYTES, discover
 
 
 def decode_paths(paths: list[str], chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> Iterator[pa.RecordBatch]:
     """Every row of every unit under ``paths``, decoded here."""
-    for unit in discover(paths).units(chunk_bytes):
-        yield from decode_unit(unit.row())
+    yield from decode_units(unit.row() for unit in discover(paths).units(chunk_bytes))
 
 
 @dataclass
@@ -47,22 +47,23 @@ def count_paths(paths: list[str], chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> Cou
 
 
 def add_counts(counts: Counts, batch: pa.RecordBatch) -> None:
-    kind = batch.column("kind")[0].as_py()
-    key = (batch.column("cluster")[0].as_py(), batch.column("file")[0].as_py())
+    kind = batch.column(Column.KIND)[0].as_py()
+    key = (batch.column(Column.CLUSTER)[0].as_py(), batch.column(Column.FILE)[0].as_py())
     n = batch.num_rows
     if kind == RECORD:
         counts.records[key] += n
-        for name, c in zip(*_value_counts(batch.column("type_name"))):
+        for name, c in zip(*_value_counts(batch.column(Column.TYPE_NAME))):
             counts.types[name] += c
     elif kind == BATCH:
         counts.batches[key] += n
-        counts.announced[key] += pc.sum(batch.column("records_count")).as_py() or 0
+        counts.announced[key] += pc.sum(batch.column(Column.RECORDS_COUNT)).as_py() or 0
     elif kind == ISSUE:
-        for row in batch.select(["issue", "position", "records_lost"]).to_pylist():
-            counts.issues.append((*key, row["issue"], row["position"], row["records_lost"]))
-            counts.lost[key] += row["records_lost"] or 0
-            if row["issue"] == "truncated tail":
-                counts.announced[key] += row["records_lost"] or 0
+        for row in batch.select([Column.ISSUE, Column.POSITION, Column.RECORDS_LOST]).to_pylist():
+            lost = row[Column.RECORDS_LOST]
+            counts.issues.append((*key, row[Column.ISSUE], row[Column.POSITION], lost))
+            counts.lost[key] += lost or 0
+            if row[Column.ISSUE] == Issue.TRUNCATED_TAIL:
+                counts.announced[key] += lost or 0
 
 
 def _value_counts(array) -> tuple[list, list]:

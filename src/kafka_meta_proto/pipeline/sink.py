@@ -21,11 +21,14 @@ from collections.abc import Callable, Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .decode import ARROW_SCHEMA, RECORD, arrow_uri, decode_unit
+from ..log.source import arrow_uri
+from .columns import ARROW_SCHEMA, Column, RowKind
+from .decode import decode_unit
 from .inputs import is_local, local_path
+from .record_decoder import RecordDecoder
 from .tables import RECORD_TABLE
 
-COUNTS = 3  # kind of the row a worker yields per (unit, record type): records_count written
+RECORD, COUNTS = RowKind.RECORD, RowKind.COUNTS  # COUNTS: records written, per (unit, record type)
 RECORDS_SCHEMA = pa.schema([ARROW_SCHEMA.field(n) for n in RECORD_TABLE])
 COMPRESSION = "zstd"
 
@@ -62,21 +65,23 @@ class _Directory:
             pass
 
 
-def write_unit(directory: _Directory, unit: dict) -> Iterator[pa.RecordBatch]:
+def write_unit(
+    directory: _Directory, unit: dict, decoder: RecordDecoder | None = None
+) -> Iterator[pa.RecordBatch]:
     """Decode one unit; its records go to ``part-<unit>.parquet``; yields the other rows, then
     one COUNTS row per record type (type_name, records_count)."""
     temp = f".part-{unit['unit']:05d}-{uuid.uuid4().hex}.parquet"
     writer = None
     counts: dict[str, int] = {}
     try:
-        for batch in decode_unit(unit):
+        for batch in decode_unit(unit, decoder=decoder):
             if batch.column(0)[0].as_py() != RECORD:
                 yield batch
                 continue
             if writer is None:
                 writer = directory.parquet_writer(temp)
             writer.write_batch(batch.select(RECORD_TABLE))
-            for name, n in zip(*batch.column("type_name").value_counts().flatten()):
+            for name, n in zip(*batch.column(Column.TYPE_NAME).value_counts().flatten()):
                 counts[name.as_py()] = counts.get(name.as_py(), 0) + n.as_py()
         if writer is not None:
             writer.close()
@@ -94,15 +99,15 @@ def count_rows(unit: dict, counts: dict[str, int]) -> pa.RecordBatch:
     n = len(counts)
     arrays = []
     for field in ARROW_SCHEMA:
-        if field.name == "kind":
-            arrays.append(pa.array([COUNTS] * n, field.type))
-        elif field.name in ("cluster", "file"):
+        if field.name == Column.KIND:
+            arrays.append(pa.array([int(COUNTS)] * n, field.type))
+        elif field.name in (Column.CLUSTER, Column.FILE):
             arrays.append(pa.array([unit[field.name]] * n, field.type))
-        elif field.name == "file_kind":
+        elif field.name == Column.FILE_KIND:
             arrays.append(pa.array([unit["kind"]] * n, field.type))
-        elif field.name == "type_name":
+        elif field.name == Column.TYPE_NAME:
             arrays.append(pa.array(list(counts), field.type))
-        elif field.name == "records_count":
+        elif field.name == Column.RECORDS_COUNT:
             arrays.append(pa.array(list(counts.values()), field.type))
         else:
             arrays.append(pa.nulls(n, field.type))
@@ -115,8 +120,9 @@ def writing_records(records_uri: str) -> Callable[[Iterator[pa.RecordBatch]], It
 
     def run(unit_batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         directory = _Directory(records_uri)
+        decoder = RecordDecoder()  # one per task: what it learns serves all of its units
         for unit_batch in unit_batches:
             for unit in unit_batch.to_pylist():
-                yield from write_unit(directory, unit)
+                yield from write_unit(directory, unit, decoder)
 
     return run

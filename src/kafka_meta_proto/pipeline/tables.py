@@ -19,22 +19,26 @@ Under the output directory (Parquet, one directory per table):
 from __future__ import annotations
 
 from .. import kraft
+from ..log.control import CONTROL_MESSAGES, CONTROL_TYPE_NAMES, MARKERS
 from ..messages import REGISTRY
 from ..messages._spark_schemas import SCHEMAS
-from .decode import COLUMNS
+from .columns import COLUMNS, Column
 
+C = Column
 # The records table holds what cannot be had elsewhere (a batch's position is in ``batches``, a
 # control record's type in ``type_name``).
-RECORD_TABLE = ["cluster", "file", "file_kind", "batch_offset", "offset", "timestamp", "record_type", "type_name",
-                "version", "payload"]  # fmt: skip
+RECORD_TABLE = [C.CLUSTER, C.FILE, C.FILE_KIND, C.BATCH_OFFSET, C.OFFSET, C.TIMESTAMP, C.RECORD_TYPE,
+                C.TYPE_NAME, C.VERSION, C.PAYLOAD]  # fmt: skip
 RECORDS_DDL = ", ".join(f"`{name}` {ddl}" for name in RECORD_TABLE for column, _, ddl in COLUMNS if column == name)
-BATCH_TABLE = ["cluster", "file", "file_kind", "position", "batch_offset", "last_offset_delta", "records_count",
-               "leader_epoch", "timestamp", "batch_length", "attributes", "crc_ok", "offsets_ok", "control_types"]  # fmt: skip
-QUARANTINE_TABLE = ["cluster", "file", "file_kind", "position", "issue", "detail", "batch_offset", "offset",
-                    "records_lost", "bytes_lost", "leader_epoch", "timestamp", "payload"]  # fmt: skip
+BATCH_TABLE = [C.CLUSTER, C.FILE, C.FILE_KIND, C.POSITION, C.BATCH_OFFSET, C.LAST_OFFSET_DELTA, C.RECORDS_COUNT,
+               C.LEADER_EPOCH, C.TIMESTAMP, C.BATCH_LENGTH, C.ATTRIBUTES, C.CRC_OK, C.OFFSETS_OK,
+               C.CONTROL_TYPES]  # fmt: skip
+QUARANTINE_TABLE = [C.CLUSTER, C.FILE, C.FILE_KIND, C.POSITION, C.ISSUE, C.DETAIL, C.BATCH_OFFSET, C.OFFSET,
+                    C.RECORDS_LOST, C.BYTES_LOST, C.LEADER_EPOCH, C.TIMESTAMP, C.PAYLOAD]  # fmt: skip
 # position columns of each typed table; the message's own fields follow
-TYPED_META = [("cluster", "STRING"), ("file", "STRING"), ("file_kind", "STRING"), ("batch_offset", "BIGINT"),
-              ("offset", "BIGINT"), ("timestamp", "BIGINT"), ("record_version", "SMALLINT")]  # fmt: skip
+RECORD_VERSION = "record_version"  # a typed table's name for the record's version
+TYPED_META = [(C.CLUSTER, "STRING"), (C.FILE, "STRING"), (C.FILE_KIND, "STRING"), (C.BATCH_OFFSET, "BIGINT"),
+              (C.OFFSET, "BIGINT"), (C.TIMESTAMP, "BIGINT"), (RECORD_VERSION, "SMALLINT")]  # fmt: skip
 TYPED_META_DDL = ", ".join(f"`{n}` {t}" for n, t in TYPED_META)
 # ABORT / COMMIT markers have no message schema; their value is (version int16, coordinatorEpoch int32)
 MARKER_DDL = "`version` SMALLINT, `coordinatorEpoch` INT"
@@ -46,8 +50,8 @@ def type_names() -> dict[str, str | None]:
     for record_type in REGISTRY.record_types():
         cls = REGISTRY.record_class(record_type)
         names[kraft.record_type_name(cls.NAME)] = cls.NAME
-    for code, name in kraft.CONTROL_TYPE_NAMES.items():
-        names[name] = kraft.CONTROL_RECORDS.get(code)
+    for code, name in CONTROL_TYPE_NAMES.items():
+        names[name] = CONTROL_MESSAGES.get(code)
     return names
 
 
@@ -60,7 +64,7 @@ def message_ddl(type_name: str) -> str:
     """The Spark DDL of a record type's message fields (generated from its schema)."""
     message = type_names().get(type_name)
     if message is None:
-        if type_name in ("ABORT", "COMMIT"):
+        if type_name in (CONTROL_TYPE_NAMES[m] for m in MARKERS):
             return MARKER_DDL
         raise KeyError(f"no record type named {type_name}")
     return SCHEMAS[message]

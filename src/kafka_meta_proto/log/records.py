@@ -1,0 +1,229 @@
+"""Records, the contents of a record batch v2, in their uncompressed form.
+
+Each record::
+
+    length varint | attributes int8 | timestampDelta varlong | offsetDelta varint |
+    keyLength varint (-1 = null) | key | valueLength varint (-1 = null) | value |
+    headerCount varint | headers, each: keyLength varint, key (UTF-8),
+                                        valueLength varint (-1 = null), value
+
+Values stay bytes: this module frames records, it does not interpret them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ..errors import EncodeError
+from .control import ControlRecordType, parse_control_key
+from .errors import LogFormatError
+from .varint import read_varint, read_varlong, write_varint, write_varlong
+
+# attributes, timestampDelta, offsetDelta, keyLength, valueLength, headerCount: a byte each at least
+MIN_RECORD_BODY = 6
+MIN_RECORD_SIZE = MIN_RECORD_BODY + 1  # plus the length varint
+
+
+@dataclass(slots=True)
+class Record:
+    """One record of a batch. Offsets and timestamps are deltas from the batch's bases."""
+
+    attributes: int = 0
+    timestamp_delta: int = 0
+    offset_delta: int = 0
+    key: bytes | None = None
+    value: bytes | None = None
+    headers: list[tuple[str, bytes | None]] = field(default_factory=list)
+
+    @property
+    def control_type(self) -> ControlRecordType | int:
+        """The control record type its key names (only meaningful inside a control batch)."""
+        return ControlRecordType.of(parse_control_key(self.key)[1])
+
+
+def _encode_record(record: Record) -> bytes:
+    if not -128 <= record.attributes <= 127:
+        raise EncodeError(f"record attributes {record.attributes} do not fit in int8")
+    parts = [
+        bytes((record.attributes & 0xFF,)),
+        write_varlong(record.timestamp_delta),
+        write_varint(record.offset_delta),
+    ]
+    key = record.key
+    if key is None:
+        parts.append(b"\x01")  # zigzag(-1)
+    else:
+        parts.append(write_varint(len(key)))
+        parts.append(key)
+    value = record.value
+    if value is None:
+        parts.append(b"\x01")
+    else:
+        parts.append(write_varint(len(value)))
+        parts.append(value)
+    headers = record.headers
+    parts.append(write_varint(len(headers)))
+    for name, header_value in headers:
+        name_bytes = name.encode("utf-8", "surrogateescape")
+        parts.append(write_varint(len(name_bytes)))
+        parts.append(name_bytes)
+        if header_value is None:
+            parts.append(b"\x01")
+        else:
+            parts.append(write_varint(len(header_value)))
+            parts.append(header_value)
+    body = b"".join(parts)
+    return write_varint(len(body)) + body
+
+
+def encode_records(records: list[Record]) -> bytes:
+    """The records section of a batch, uncompressed."""
+    return b"".join([_encode_record(record) for record in records])
+
+
+def _decode_headers(data: bytes, pos: int, end: int, count: int) -> tuple[list, int]:
+    if count < 0:
+        raise LogFormatError(f"negative header count {count}")
+    if count > (end - pos) // 2:  # each header takes two length bytes at least
+        raise LogFormatError(
+            f"header count {count} exceeds the {end - pos} bytes left in the record"
+        )
+    headers = []
+    for _ in range(count):
+        size, pos = read_varint(data, pos)
+        if size < 0 or size > end - pos:
+            raise LogFormatError(f"header key length {size} is negative or runs past the record")
+        # surrogateescape: a key that is not valid UTF-8 still round-trips byte for byte
+        name = data[pos : pos + size].decode("utf-8", "surrogateescape")
+        pos += size
+        size, pos = read_varint(data, pos)
+        if size < 0:
+            if size != -1:
+                raise LogFormatError(f"header value length {size}")
+            value = None
+        else:
+            if size > end - pos:
+                raise LogFormatError(f"header value length {size} runs past the record")
+            value = data[pos : pos + size]
+            pos += size
+        headers.append((name, value))
+    return headers, pos
+
+
+def iter_records(data: bytes, pos: int, count: int) -> Iterator[Record]:
+    """The ``count`` records of ``data[pos:]``, one at a time; they must fill it exactly (a
+    LogFormatError says where they do not, raised when the iteration reaches that point)."""
+    end = len(data)
+    if count < 0:
+        raise LogFormatError(f"negative records count {count}")
+    if count > (end - pos) // MIN_RECORD_SIZE:
+        raise LogFormatError(
+            f"records count {count} cannot fit in the {end - pos} bytes of records data"
+        )
+    index = 0
+    try:
+        for index in range(count):
+            # Varints are decoded inline when they take one byte (values -64..63) or two
+            # (-8192..8191), which covers nearly every field of nearly every record; longer ones
+            # go to read_varint / read_varlong. Zigzag: (raw >> 1) ^ -(raw & 1).
+            b = data[pos]
+            if b < 0x80:
+                length = (b >> 1) ^ -(b & 1)
+                pos += 1
+            elif data[pos + 1] < 0x80:
+                b = (b & 0x7F) | (data[pos + 1] << 7)
+                length = (b >> 1) ^ -(b & 1)
+                pos += 2
+            else:
+                length, pos = read_varint(data, pos)
+            record_end = pos + length
+            if length < MIN_RECORD_BODY or record_end > end:
+                raise LogFormatError(f"record length {length} is too small or runs past the data")
+
+            attributes = data[pos]
+            if attributes > 127:
+                attributes -= 256
+            pos += 1
+            b = data[pos]
+            if b < 0x80:
+                timestamp_delta = (b >> 1) ^ -(b & 1)
+                pos += 1
+            elif data[pos + 1] < 0x80:
+                b = (b & 0x7F) | (data[pos + 1] << 7)
+                timestamp_delta = (b >> 1) ^ -(b & 1)
+                pos += 2
+            else:
+                timestamp_delta, pos = read_varlong(data, pos)
+            b = data[pos]
+            if b < 0x80:
+                offset_delta = (b >> 1) ^ -(b & 1)
+                pos += 1
+            elif data[pos + 1] < 0x80:
+                b = (b & 0x7F) | (data[pos + 1] << 7)
+                offset_delta = (b >> 1) ^ -(b & 1)
+                pos += 2
+            else:
+                offset_delta, pos = read_varint(data, pos)
+
+            b = data[pos]
+            if b < 0x80:
+                size = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                size, pos = read_varint(data, pos)
+            if size < 0:
+                if size != -1:
+                    raise LogFormatError(f"key length {size}")
+                key = None
+            else:
+                if size > record_end - pos:
+                    raise LogFormatError(f"key length {size} runs past the record")
+                key = data[pos : pos + size]
+                pos += size
+
+            b = data[pos]
+            if b < 0x80:
+                size = (b >> 1) ^ -(b & 1)
+                pos += 1
+            elif data[pos + 1] < 0x80:
+                b = (b & 0x7F) | (data[pos + 1] << 7)
+                size = (b >> 1) ^ -(b & 1)
+                pos += 2
+            else:
+                size, pos = read_varint(data, pos)
+            if size < 0:
+                if size != -1:
+                    raise LogFormatError(f"value length {size}")
+                value = None
+            else:
+                if size > record_end - pos:
+                    raise LogFormatError(f"value length {size} runs past the record")
+                value = data[pos : pos + size]
+                pos += size
+
+            b = data[pos]
+            if b == 0:
+                headers = []
+                pos += 1
+            else:
+                count_h, pos = read_varint(data, pos)
+                headers, pos = _decode_headers(data, pos, record_end, count_h)
+
+            if pos != record_end:
+                used = length + pos - record_end
+                raise LogFormatError(f"record length says {length} bytes, its fields take {used}")
+            yield Record(attributes, timestamp_delta, offset_delta, key, value, headers)
+    except LogFormatError as exc:
+        exc.reason = f"record {index}: {exc.reason}"
+        raise
+    except (ValueError, IndexError) as exc:  # a varint reader's reason, or a read past the end
+        reason = str(exc) if isinstance(exc, ValueError) else "record runs past the end of the data"
+        raise LogFormatError(f"record {index}: {reason}") from None
+    if pos != end:
+        raise LogFormatError(f"{end - pos} bytes left over after the last of {count} records")
+
+
+def decode_records(data: bytes, pos: int, count: int) -> list[Record]:
+    """Read ``count`` records from ``data[pos:]``, which they must fill exactly."""
+    return list(iter_records(data, pos, count))

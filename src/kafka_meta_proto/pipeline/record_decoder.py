@@ -1,0 +1,92 @@
+"""Record values into what a RECORD row holds: ``(type, version, type name, payload JSON)``.
+
+A ``RecordDecoder`` keeps what it learns: the message class and type name of each record type,
+and the rows of small values it has decoded (NoOps, ISR changes and registrations recur, and
+decoding one is most of a record's cost). Each decoder has its own; one lives as long as the
+units it decodes (a Spark task's, or one process's), so nothing is kept between unrelated runs.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+
+from .. import kraft
+from ..errors import KafkaProtocolError
+from ..log.control import decode_control_record
+from ..log.errors import LogFormatError
+from ..messages import REGISTRY
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+
+CACHE_LIMIT = 100_000  # values remembered before the decoder starts over
+CACHE_VALUE_BYTES = 256  # only values this small are remembered: the large ones seldom recur
+# What a value or control record that does not decode raises.
+DECODE_ERRORS = (KafkaProtocolError, LogFormatError, ValueError, struct.error)
+
+
+class RecordDecoder:
+    """Decodes metadata record values and control records with the generated classes."""
+
+    def __init__(self, registry=REGISTRY):
+        self._registry = registry
+        self._classes: dict[int, type] = {}
+        self._type_names: dict[int, str] = {}
+        self._rows: dict[bytes, tuple] = {}
+        self.remembered = self._rows.get  # the row of a value decoded before, or None
+
+    def record_class(self, record_type: int):
+        cls = self._classes.get(record_type)
+        if cls is None:
+            cls = self._classes[record_type] = self._registry.record_class(record_type)
+            self._type_names[record_type] = kraft.record_type_name(cls.NAME)
+        return cls
+
+    def learn(self, value) -> tuple[int, int, str, str]:
+        """The row of a metadata record value not remembered yet; remembered if it is small."""
+        row = self.decode_value(value)
+        if len(value) <= CACHE_VALUE_BYTES:
+            if len(self._rows) >= CACHE_LIMIT:
+                self._rows.clear()
+            self._rows[value] = row
+        return row
+
+    def decode_value(self, value) -> tuple[int, int, str, str]:
+        """``(record type, version, type name, payload JSON)`` of a metadata record value.
+
+        The same as ``kraft.decode_record_value`` (which it falls back to, for anything unusual
+        and for the error), with the frame read inline when its three varints take a byte each.
+        """
+        if value is None:
+            raise KafkaProtocolError("a metadata record with a null value")
+        if (
+            len(value) >= 3
+            and value[0] == kraft.FRAME_VERSION
+            and value[1] < 0x80
+            and value[2] < 0x80
+        ):
+            record_type, version = value[1], value[2]
+            cls = self._classes.get(record_type)
+            if cls is None:
+                try:
+                    cls = self.record_class(record_type)
+                except KeyError:
+                    cls = None
+            if cls is not None and cls.LOWEST_VERSION <= version <= cls.HIGHEST_VERSION:
+                message, end = cls.decode_from(value, version, 3)
+                if end == len(value):
+                    payload = _dumps(message.to_json(version))
+                    return record_type, version, self._type_names[record_type], payload
+        record = kraft.decode_record_value(value, self._registry)  # raises the precise DecodeError
+        self.record_class(record.record_type)
+        payload = _dumps(record.message.to_json(record.version))
+        return record.record_type, record.version, self._type_names[record.record_type], payload
+
+    def control(self, key, value) -> tuple[int, int, str, str]:
+        """``(control type, version, type name, payload JSON)`` of a control record: the JSON
+        form log/control.py gives, a marker's with its version beside the coordinator epoch."""
+        record = decode_control_record(key, value, self._registry)
+        data = record.to_json()
+        if record.message is None:
+            data = {"version": record.marker_version, **data}
+        return record.control_type, record.json_version, record.type_name, _dumps(data)

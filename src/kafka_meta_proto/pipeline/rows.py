@@ -1,0 +1,225 @@
+"""Building the Arrow rows of one unit: a RECORD row per record, a BATCH row per batch header, an
+ISSUE row per thing that could not be read (columns.py says what each holds).
+
+Rows are gathered column by column, in Python lists, and become an Arrow record batch of their
+kind when ``batch_rows`` of them are waiting (and at the end of the unit).
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+
+import pyarrow as pa
+
+from ..log.header import ATTR_CONTROL, ATTR_TIMESTAMP_TYPE, BatchHeader
+from ..log.records import Record
+from ..log.scan import Damage, DamageKind
+from .columns import (
+    ARROW_SCHEMA,
+    BATCH_COLUMNS,
+    COLUMNS,
+    HEADER_COLUMNS,
+    ISSUE_COLUMNS,
+    RECORD_COLUMNS,
+    Column,
+    Issue,
+    RowKind,
+)
+from .record_decoder import DECODE_ERRORS, RecordDecoder
+
+C = Column
+UNKNOWN_CONTROL = "?"  # in control_types, a control record that did not decode
+
+
+class RowBuffer:
+    """Column lists for one kind of row, in ``names`` order; ``flush`` turns them into an Arrow
+    record batch. ``appends`` are the lists' append methods, in the same order, for the hot loops
+    (a Column member costs an attribute lookup each time it is named)."""
+
+    def __init__(self, kind: RowKind, names: list[Column]):
+        self.kind = kind
+        self.names = names
+        self.columns = [[] for _ in names]
+        self.appends = tuple(column.append for column in self.columns)
+
+    @property
+    def count(self) -> int:
+        return len(self.columns[0])
+
+    def add(self, values: dict) -> None:
+        """One row from a dict of column -> value (columns it lacks are null)."""
+        for name, append in zip(self.names, self.appends):
+            append(values.get(name))
+
+    def flush(self, constants: dict) -> pa.RecordBatch | None:
+        n = self.count
+        if not n:
+            return None
+        columns = dict(zip(self.names, self.columns))
+        constants = {**constants, C.KIND: int(self.kind)}
+        arrays = []
+        for name, pa_type, _ in COLUMNS:
+            values = columns.get(name)
+            if values is not None:
+                arrays.append(pa.array(values, pa_type))
+            elif name in constants:
+                arrays.append(pa.repeat(pa.scalar(constants[name], pa_type), n))
+            else:
+                arrays.append(pa.nulls(n, pa_type))
+        for values in self.columns:
+            values.clear()
+        return pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)
+
+
+def header_columns(fields: dict) -> dict:
+    """A (damaged) batch's header fields as the columns they fill."""
+    return {HEADER_COLUMNS[name]: value for name, value in fields.items() if name in HEADER_COLUMNS}
+
+
+def _base64(value) -> str | None:
+    return None if value is None else base64.b64encode(value).decode()
+
+
+class UnitRows:
+    """The rows of one unit, added batch by batch."""
+
+    def __init__(self, constants: dict, decoder: RecordDecoder, batch_rows: int):
+        self.constants = constants
+        self.decoder = decoder
+        self.batch_rows = batch_rows
+        self.records = RowBuffer(RowKind.RECORD, RECORD_COLUMNS)
+        self.batches = RowBuffer(RowKind.BATCH, BATCH_COLUMNS)
+        self.issues = RowBuffer(RowKind.ISSUE, ISSUE_COLUMNS)
+
+    # --- what could not be read ----------------------------------------------------------------
+
+    def add_damage(self, damage: Damage) -> None:
+        """An ISSUE row, and a BATCH row for a batch whose framing was sound."""
+        facts = header_columns(damage.fields)
+        if damage.kind in (DamageKind.CORRUPT, DamageKind.MALFORMED):
+            facts[C.CRC_OK] = damage.kind == DamageKind.MALFORMED
+            self.batches.add({**facts, C.POSITION: damage.position, C.OFFSETS_OK: None})
+        self.issues.add({**facts, C.POSITION: damage.position, C.ISSUE: Issue(damage.kind.value),
+                         C.DETAIL: damage.detail, C.BYTES_LOST: damage.length,
+                         C.RECORDS_LOST: damage.records_held})  # fmt: skip
+
+    def _undecodable(self, header: BatchHeader, position: int, offset: int, timestamp: int,
+                     value, detail: str) -> None:  # fmt: skip
+        self.issues.add({C.POSITION: position, C.BATCH_OFFSET: header.base_offset, C.OFFSET: offset,
+                         C.TIMESTAMP: timestamp, C.LEADER_EPOCH: header.partition_leader_epoch,
+                         C.PAYLOAD: _base64(value), C.ISSUE: Issue.UNDECODABLE_RECORD,
+                         C.DETAIL: detail, C.RECORDS_LOST: 1})  # fmt: skip
+
+    # --- sound batches -----------------------------------------------------------------------
+
+    def add_batch(self, position: int, header: BatchHeader, records: list[Record]) -> bool:
+        """The rows of a sound batch: its records' and its header's. True when enough rows wait
+        to be handed on (``full``)."""
+        n = len(records)
+        offsets_ok = header.last_offset_delta == n - 1 or (n == 0 and header.last_offset_delta == 0)
+        if header.attributes & ATTR_CONTROL:
+            offsets_ok, control_types = self._control_records(position, header, records, offsets_ok)
+        else:
+            offsets_ok = self._metadata_records(position, header, records, offsets_ok)
+            control_types = None
+        # in BATCH_COLUMNS order
+        (b_position, b_batch_offset, b_timestamp, b_leader_epoch, b_last_offset_delta, b_count,
+         b_batch_length, b_attributes, b_crc_ok, b_offsets_ok, b_control_types) = self.batches.appends  # fmt: skip
+        b_position(position)
+        b_batch_offset(header.base_offset)
+        b_timestamp(header.max_timestamp)
+        b_leader_epoch(header.partition_leader_epoch)
+        b_last_offset_delta(header.last_offset_delta)
+        b_count(n)
+        b_batch_length(header.batch_length)
+        b_attributes(header.attributes)
+        b_crc_ok(True)
+        b_offsets_ok(offsets_ok)
+        b_control_types(control_types)
+        return self.records.count >= self.batch_rows or self.batches.count >= self.batch_rows
+
+    def _metadata_records(self, position: int, header: BatchHeader, records: list[Record],
+                          offsets_ok: bool) -> bool:  # fmt: skip
+        """RECORD rows of a data batch; returns whether its offset deltas run 0..n-1."""
+        # in RECORD_COLUMNS order
+        (r_position, r_batch_offset, r_offset, r_timestamp, r_type, r_control_type, r_name,
+         r_version, r_payload) = self.records.appends  # fmt: skip
+        remembered, learn = self.decoder.remembered, self.decoder.learn
+        base_offset = header.base_offset
+        fixed_time = header.attributes & ATTR_TIMESTAMP_TYPE
+        ts_base = header.max_timestamp if fixed_time else header.base_timestamp
+        index = added = 0
+        for record in records:
+            if record.offset_delta != index:
+                offsets_ok = False
+            index += 1
+            value = record.value
+            row = remembered(value) if value is not None else None
+            if row is None:
+                try:
+                    row = learn(value)
+                except DECODE_ERRORS as exc:
+                    timestamp = ts_base if fixed_time else ts_base + record.timestamp_delta
+                    self._undecodable(header, position, base_offset + record.offset_delta,
+                                      timestamp, value, str(exc))  # fmt: skip
+                    continue
+            r_offset(base_offset + record.offset_delta)
+            r_timestamp(ts_base if fixed_time else ts_base + record.timestamp_delta)
+            r_type(row[0])
+            r_version(row[1])
+            r_name(row[2])
+            r_payload(row[3])
+            added += 1
+        if added:  # the columns that are the same for every record of the batch
+            columns = self.records.columns
+            columns[0].extend([position] * added)
+            columns[1].extend([base_offset] * added)
+            columns[5].extend([None] * added)  # control_type: null for a metadata record
+        return offsets_ok
+
+    def _control_records(self, position: int, header: BatchHeader, records: list[Record],
+                         offsets_ok: bool) -> tuple[bool, str]:  # fmt: skip
+        """RECORD rows of a control batch; returns whether its offset deltas run 0..n-1, and
+        the types of its records."""
+        base_offset = header.base_offset
+        fixed_time = header.attributes & ATTR_TIMESTAMP_TYPE
+        names = []
+        for index, record in enumerate(records):
+            if record.offset_delta != index:
+                offsets_ok = False
+            offset = base_offset + record.offset_delta
+            timestamp = (
+                header.max_timestamp
+                if fixed_time
+                else header.base_timestamp + record.timestamp_delta
+            )
+            try:
+                control_type, version, name, payload = self.decoder.control(
+                    record.key, record.value
+                )
+            except DECODE_ERRORS as exc:
+                self._undecodable(header, position, offset, timestamp, record.value,
+                                  f"control record: {exc}")  # fmt: skip
+                names.append(UNKNOWN_CONTROL)
+                continue
+            names.append(name)
+            self.records.add({C.POSITION: position, C.BATCH_OFFSET: base_offset, C.OFFSET: offset,
+                              C.TIMESTAMP: timestamp, C.CONTROL_TYPE: control_type, C.TYPE_NAME: name,
+                              C.VERSION: version, C.PAYLOAD: payload})  # fmt: skip
+        return offsets_ok, ",".join(names)
+
+    # --- out -----------------------------------------------------------------------------------
+
+    def full(self) -> Iterator[pa.RecordBatch]:
+        """The record batches of the kinds that have ``batch_rows`` rows waiting."""
+        for buffer in (self.records, self.batches):
+            if buffer.count >= self.batch_rows:
+                yield buffer.flush(self.constants)
+
+    def rest(self) -> Iterator[pa.RecordBatch]:
+        """The record batches of every row still waiting."""
+        for buffer in (self.records, self.batches, self.issues):
+            out = buffer.flush(self.constants)
+            if out is not None:
+                yield out

@@ -1,0 +1,43 @@
+"""Planting faults: each one waits for its point in the log, then breaks a KRaft rule or the
+log's bytes once and is listed in faults.json."""
+
+from __future__ import annotations
+
+from ..log.names import METADATA_LOG_DIR
+from .config import FAULTS
+
+
+class FaultPlanting:
+    """Where faults are due and how the byte-level ones are made (a ClusterSimulation part)."""
+
+    def _due(self, fault: str) -> bool:
+        at = self.pending_faults.get(fault)
+        return at is not None and self.written >= at
+
+    def _corrupt(self, data: bytes, last_value: bytes) -> tuple[bytes, dict]:
+        del self.pending_faults["corrupt-batch"]
+        # the last record ends with its value and a one-byte header count: flip a byte of the value
+        index = len(data) - 2 - len(last_value) // 2
+        corrupted = bytearray(data)
+        corrupted[index] ^= 0x5A
+        return bytes(corrupted), {
+            "fault": "corrupt-batch",
+            "description": FAULTS["corrupt-batch"],
+            "index": index,
+        }
+
+    def _fault_entry(
+        self, fault: str, base_offset: int, name: str, position: int, **details
+    ) -> None:
+        self.faults.append({"fault": fault, "description": FAULTS[fault], "file": f"{METADATA_LOG_DIR}/{name}",
+                            "offset": base_offset, "position": position, **details})  # fmt: skip
+
+    def _truncate_tail(self) -> None:
+        del self.pending_faults["truncated-tail"]
+        name, position, size, base_offset, count = self.writer.last_batch
+        kept = max(1, size // 2)
+        with open(self.log_dir / name, "r+b") as f:
+            f.truncate(position + kept)
+        self.writer.bytes -= size - kept
+        self._fault_entry("truncated-tail", base_offset, name, position, lastOffset=base_offset + count - 1,
+                          batchSize=size, keptBytes=kept, lostRecords=count)  # fmt: skip

@@ -1,0 +1,130 @@
+"""How the simulation writes its metadata log: each event's records as one batch, NoOps, the
+snapshot of the image."""
+
+from __future__ import annotations
+
+from .. import kraft
+from ..log.names import METADATA_LOG_DIR, snapshot_name
+from ..log.plain_batch import encode_plain_batch, frame_plain_records
+from ..log.snapshot_writer import write_snapshot
+from .config import _Room
+from .model import (
+    NOOP_VALUE,
+    V_PARTITION_CHANGE,
+    PartitionChangeRecord,
+    SnapshotFooterRecord,
+    SnapshotHeaderRecord,
+    Topic,
+)
+
+# One record, offset delta 0, holding the NoOpRecord: the commonest batch of a quiet metadata log.
+_NOOP_RECORDS = b"\x14\x00\x00\x00\x01\x08" + NOOP_VALUE + b"\x00"
+
+
+def encode_noop_batch(base_offset: int, timestamp: int, epoch: int) -> bytes:
+    """A batch holding one NoOpRecord (the same bytes as encode_plain_batch([NOOP_VALUE], ...))."""
+    return frame_plain_records(_NOOP_RECORDS, 1, base_offset, timestamp, epoch)
+
+
+class LogOutput:
+    """Appending batches to the log (a ClusterSimulation part)."""
+
+    def write_batch(
+        self, messages: list, *, control_keys: list | None = None
+    ) -> tuple[int, str, int]:
+        """Append one batch; return (base offset, file, position).
+
+        ``messages`` holds ``(message, version)`` pairs or already encoded ``(type name, value)``
+        pairs. ``control_keys`` makes it a control batch whose record values are message bodies.
+        """
+        count = len(messages)
+        if count > self.room():
+            raise _Room
+        timestamp = self.now if self.now > self.last_timestamp else self.last_timestamp
+        self.last_timestamp = timestamp
+        base_offset = self.writer.next_offset
+        values = []
+        counts = self.type_counts
+        for first, second in messages:
+            if type(first) is str:
+                counts[first] += 1
+                values.append(second)
+            else:
+                counts[first.NAME] += 1
+                if control_keys is None:
+                    values.append(kraft.encode_record_value(first, second))
+                else:
+                    values.append(first.encode(second))
+        data = encode_plain_batch(values, base_offset, timestamp, self.epoch, control_keys)
+        fault = None
+        if (
+            "corrupt-batch" in self.pending_faults
+            and control_keys is None
+            and self._due("corrupt-batch")
+            and count <= self.room() - 2
+        ):
+            data, fault = self._corrupt(data, values[-1])
+        name, position = self.writer.append(data, count, self.epoch, timestamp)
+        self.written += count
+        if fault is not None:
+            fault.update(file=f"{METADATA_LOG_DIR}/{name}", offset=base_offset, lastOffset=base_offset + count - 1,
+                         position=position, bytePosition=position + fault.pop("index"), records=count)  # fmt: skip
+            self.faults.append(fault)
+        return base_offset, name, position
+
+    def noop(self) -> None:
+        if self.room() < 1:
+            raise _Room
+        if "corrupt-batch" in self.pending_faults:
+            self.write_batch([("NoOpRecord", NOOP_VALUE)])
+            return
+        timestamp = self.now if self.now > self.last_timestamp else self.last_timestamp
+        self.last_timestamp = timestamp
+        self.writer.append(
+            encode_noop_batch(self.writer.next_offset, timestamp, self.epoch),
+            1,
+            self.epoch,
+            timestamp,
+        )
+        self.written += 1
+        self.type_counts["NoOpRecord"] += 1
+
+    def pcr(
+        self, topic: Topic, index: int, isr: list[int] | None = None, leader: int | None = None
+    ) -> tuple[str, bytes]:
+        """A PartitionChangeRecord, encoded (the same changes recur: their values are cached)."""
+        key = (topic.id.bytes, index, None if isr is None else tuple(isr), leader)
+        value = self._pcr_cache.get(key)
+        if value is None:
+            fields = {}
+            if isr is not None:
+                fields["isr"] = list(isr)
+            if leader is not None:
+                fields["leader"] = leader
+            value = kraft.encode_record_value(
+                PartitionChangeRecord(partition_id=index, topic_id=topic.id, **fields),
+                V_PARTITION_CHANGE,
+            )
+            if len(self._pcr_cache) >= 50_000:
+                self._pcr_cache.clear()
+            self._pcr_cache[key] = value
+        return "PartitionChangeRecord", value
+
+    def write_snapshot(self) -> None:
+        """The image now as ``<end offset>-<epoch>.checkpoint``: header, image records, footer."""
+        end_offset = self.writer.next_offset
+        name = snapshot_name(end_offset, self.epoch)
+        self.snapshot_name = name
+        timestamp = self.last_timestamp + self.rng.randint(5, 60)
+        header = SnapshotHeaderRecord(version=0, last_contained_log_timestamp=self.last_timestamp)
+        with open(self.log_dir / name, "wb", buffering=1 << 20) as f:
+            _write_snapshot(f, header, self.image_records(), self.epoch, timestamp)
+
+
+def _write_snapshot(f, header, records, epoch: int, timestamp: int, *, step_ms: int = 0) -> None:
+    """A snapshot file of ``(message, version)`` records behind ``header`` (log/snapshot_writer)."""
+    values = (kraft.encode_record_value(message, version) for message, version in records)
+    footer = SnapshotFooterRecord(version=0).encode(0)
+    write_snapshot(
+        f, header.encode(0), values, footer, epoch=epoch, timestamp=timestamp, step_ms=step_ms
+    )
