@@ -14,25 +14,38 @@ This package is the one place that reads and writes Kafka's log files:
 Record values stay bytes here; ``kafka_meta_proto.kraft`` decodes metadata records.
 """
 
-from .batch import RecordBatch, decode_batch
-from .compression import DEFAULT_MAX_DECOMPRESSED, CompressionType, compress, decompress
-from .control import ControlRecordType, control_key, parse_control_key
-from .crc import crc32c
-from .errors import CompressionError, CorruptBatchError, LogFormatError, TruncatedBatchError
-from .header import BatchHeader, TimestampType
-from .names import parse_segment_name, parse_snapshot_name
-from .records import Record, decode_records, encode_records, iter_records
-from .scan import BatchView, Damage, DamageKind, scan, scan_batches
-from .segment import (
-    BatchReader,
-    SegmentFile,
-    SegmentReader,
-    SnapshotFile,
-    SnapshotReader,
-    list_segments,
-    list_snapshots,
-)
-from .source import BufferSource, ByteSource, MappedFile, WindowedFile, open_source
+import importlib
+
+# Each public name and the submodule it lives in. Imported on first use (PEP 562), so that a
+# module needing only control records (kraft) or record framing does not load the compression
+# codecs, crc32c or pyarrow.
+_HOMES = {
+    "RecordBatch": "batch", "decode_batch": "batch",
+    "DEFAULT_MAX_DECOMPRESSED": "compression", "CompressionType": "compression", "compress": "compression",
+    "decompress": "compression",
+    "ControlRecordType": "control", "control_key": "control", "parse_control_key": "control",
+    "crc32c": "crc",
+    "CompressionError": "errors", "CorruptBatchError": "errors", "LogFormatError": "errors",
+    "TruncatedBatchError": "errors",
+    "BatchHeader": "header", "TimestampType": "header",
+    "parse_segment_name": "names", "parse_snapshot_name": "names",
+    "Record": "records", "decode_records": "records", "encode_records": "records", "iter_records": "records",
+    "BatchView": "scan", "Damage": "scan", "DamageKind": "scan", "scan": "scan", "scan_batches": "scan",
+    "BatchReader": "segment", "SegmentFile": "segment", "SegmentReader": "segment", "SnapshotFile": "segment",
+    "SnapshotReader": "segment", "list_segments": "segment", "list_snapshots": "segment",
+    "BufferSource": "source", "ByteSource": "source", "MappedFile": "source", "WindowedFile": "source",
+    "open_source": "source",
+}  # fmt: skip
+
+
+def __getattr__(name: str):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BatchHeader",
