@@ -97,3 +97,51 @@ def test_decode_response_errors_as_decode_request_does():
         with pytest.raises(DecodeError) as info:
             call()
         assert isinstance(info.value, UnsupportedVersionError)
+
+
+def test_simulate_never_removes_files_it_did_not_write(tmp_path, capsys):
+    theirs = tmp_path / "cluster-0" / "__cluster_metadata-0" / f"{0:020d}.log"
+    theirs.parent.mkdir(parents=True)
+    theirs.write_bytes(b"someone else's log")
+    assert cli.main(["simulate", "--out", str(tmp_path), "--records", "50", "--quiet"]) == 2
+    assert "was not written by kafka-meta-proto simulate" in capsys.readouterr().err
+    assert theirs.read_bytes() == b"someone else's log"
+
+
+def test_simulate_replaces_its_own_earlier_output(tmp_path):
+    argv = ["simulate", "--out", str(tmp_path), "--records", "120", "--quiet"]
+    assert cli.main([*argv, "--snapshot-at", "0.5"]) == 0
+    assert cli.main([*argv, "--snapshot-at", "0.25"]) == 0
+    snapshots = list((tmp_path / "cluster-0" / "__cluster_metadata-0").glob("*.checkpoint"))
+    assert len(snapshots) == 1  # the first run's snapshot is gone, being ours
+
+
+def test_simulate_reports_bad_settings_in_one_line(tmp_path, capsys):
+    assert cli.main(["simulate", "--out", str(tmp_path), "--brokers", "0", "--quiet"]) == 2
+    assert capsys.readouterr().err == "kafka-meta-proto simulate: brokers must be at least 1\n"
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    assert cli.main(["simulate", "--out", str(a_file), "--quiet"]) == 2
+    assert "is a file, not a directory" in capsys.readouterr().err
+
+
+def test_ctrl_c_stops_simulate_jobs_promptly(tmp_path):
+    """SIGINT to the process group, as a terminal's Ctrl-C sends it: the pool's queued clusters are
+    dropped, not worked through."""
+    import os
+    import signal
+    import time
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kafka_meta_proto.cli", "simulate", "--out", str(tmp_path), "--clusters", "8",
+         "--jobs", "2", "--records", "400000", "--quiet"],
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    time.sleep(4)
+    started = time.monotonic()
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert time.monotonic() - started < 15
+    assert process.returncode == 130
+    assert err.strip().splitlines()[-1] == "kafka-meta-proto simulate: interrupted"
+    assert "Traceback" not in err

@@ -8,6 +8,7 @@ bytes. See docs/simulator.md.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -74,8 +75,31 @@ def run(args) -> int:
     if args.events_per_second <= 0:
         print("kafka-meta-proto simulate: --events-per-second must be positive", file=sys.stderr)
         return 2
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        print(f"kafka-meta-proto simulate: --out {args.out} is a file, not a directory", file=sys.stderr)
+        return 2
     started = time.perf_counter()
-    results = simulator.simulate(
+    try:
+        results = _simulate(args)
+    except simulator.SetupError as exc:  # a foreign file in --out, or a setting out of range
+        print(f"kafka-meta-proto simulate: {exc}", file=sys.stderr)
+        return 2
+    elapsed = time.perf_counter() - started
+    if not args.quiet:
+        for r in results:
+            faults = ", ".join(f"{f['fault']}@{f['offset']}" for f in r.faults) or "none"
+            print(f"{r.directory}: {r.records} records, {r.batches} batches, {r.bytes} bytes in "
+                  f"{len(r.segments)} segments, snapshot {r.snapshot}, faults: {faults}; "
+                  f"{r.seconds:.2f} s, {r.records_per_second:,.0f} records/s")  # fmt: skip
+        total = sum(r.records for r in results)
+        print(
+            f"{total} records in {len(results)} cluster(s) in {elapsed:.2f} s: {total / elapsed:,.0f} records/s"
+        )
+    return 0
+
+
+def _simulate(args):
+    return simulator.simulate(
         args.out,
         records=args.records,
         seed=args.seed,
@@ -89,15 +113,3 @@ def run(args) -> int:
         events_per_second=args.events_per_second,
         diskless=args.diskless,
     )
-    elapsed = time.perf_counter() - started
-    if not args.quiet:
-        for r in results:
-            faults = ", ".join(f"{f['fault']}@{f['offset']}" for f in r.faults) or "none"
-            print(f"{r.directory}: {r.records} records, {r.batches} batches, {r.bytes} bytes in "
-                  f"{len(r.segments)} segments, snapshot {r.snapshot}, faults: {faults}; "
-                  f"{r.seconds:.2f} s, {r.records_per_second:,.0f} records/s")  # fmt: skip
-        total = sum(r.records for r in results)
-        print(
-            f"{total} records in {len(results)} cluster(s) in {elapsed:.2f} s: {total / elapsed:,.0f} records/s"
-        )
-    return 0

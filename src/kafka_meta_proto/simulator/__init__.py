@@ -50,7 +50,7 @@ from .config import (
     ClusterResult,
     SimulationConfig,
 )
-from .fleet import clean_directory, cluster_names, simulate, simulate_cluster
+from .fleet import ForeignFilesError, SetupError, clean_directory, cluster_names, simulate, simulate_cluster
 from .log_output import encode_noop_batch
 from .model import NOOP_VALUE
 
@@ -64,6 +64,8 @@ __all__ = [
     "NOOP_VALUE",
     "PRODUCER_ID_BLOCK_SIZE",
     "SimulationConfig",
+    "ForeignFilesError",
+    "SetupError",
     "clean_directory",
     "cluster_names",
     "encode_batch",

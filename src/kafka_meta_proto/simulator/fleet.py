@@ -4,6 +4,7 @@ if asked."""
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 from ..log.names import METADATA_LOG_DIR, SEGMENT_SUFFIX, SNAPSHOT_SUFFIX
@@ -22,7 +23,31 @@ def simulate_cluster(out_dir, name: str, config: SimulationConfig) -> ClusterRes
     directory = Path(out_dir) / name
     directory.mkdir(parents=True, exist_ok=True)
     clean_directory(directory)
+    (directory / MARKER).write_text("written by kafka-meta-proto simulate\n", encoding="utf-8")
     return ClusterSimulation(directory, name, config).run()
+
+
+def _run_in_processes(work: list, jobs: int) -> list[ClusterResult]:
+    """The clusters in ``jobs`` processes; on Ctrl-C the queued ones are dropped and the running
+    ones stopped, instead of the pool finishing its queue first."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_leave_ctrl_c_to_the_parent)
+    try:
+        results = list(pool.map(_simulate_one, work))
+    except BaseException:
+        workers = list((pool._processes or {}).values())  # before shutdown forgets them
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in workers:
+            process.terminate()
+        raise
+    pool.shutdown()
+    return results
+
+
+def _leave_ctrl_c_to_the_parent() -> None:
+    # A worker ignores SIGINT: the parent stops it, without a traceback from every process.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _simulate_one(args) -> ClusterResult:
@@ -46,26 +71,58 @@ def simulate(
     """
     if clusters < 1:
         raise ValueError("clusters must be at least 1")
-    config = SimulationConfig(records=records, seed=seed, faults=tuple(faults), **options)
+    try:
+        config = SimulationConfig(records=records, seed=seed, faults=tuple(faults), **options)
+    except ValueError as exc:
+        raise SetupError(str(exc)) from None
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    work = [(out_dir, name, config) for name in cluster_names(clusters)]
+    names = cluster_names(clusters)
+    for name in names:  # refuse foreign files before writing anything
+        _written_before_or_refuse(out_dir / name)
+    work = [(out_dir, name, config) for name in names]
     if jobs > 1 and clusters > 1:
-        from concurrent.futures import ProcessPoolExecutor
-
-        with ProcessPoolExecutor(max_workers=min(jobs, clusters)) as pool:
-            return list(pool.map(_simulate_one, work))
+        return _run_in_processes(work, min(jobs, clusters))
     return [_simulate_one(w) for w in work]
 
 
+class SetupError(ValueError):
+    """The simulation cannot start: a setting is out of range, or the output is not ours."""
+
+
+class ForeignFilesError(SetupError):
+    """A cluster directory holds log files this simulator did not write."""
+
+
+# Marks a cluster directory as ours before the first file is written, so that a later run may
+# replace whatever an earlier one left, even one stopped half way (it has no summary.json then).
+MARKER = ".kafka-meta-proto-simulate"
+
+
 def clean_directory(path) -> None:
-    """Remove files a previous run left in a cluster directory (only the kinds the simulator writes)."""
-    path = Path(path)
+    """Remove what an earlier run wrote in a cluster directory. Files it did not write are never
+    touched: log, snapshot and side files in a directory without our marker are an error, so that
+    a run neither overwrites nor mixes with someone else's files."""
+    for file in _written_before_or_refuse(Path(path)):
+        os.unlink(file)
+
+
+def _written_before_or_refuse(path: Path) -> list[Path]:
+    """The files of ``path`` an earlier run wrote; ForeignFilesError if it holds files of the
+    kinds we write while not marked as ours."""
+    ours = (path / MARKER).is_file()
+    found = []
     for sub in (path / METADATA_LOG_DIR, path):
         if not sub.is_dir():
             continue
         for entry in os.scandir(sub):
-            if entry.is_file() and (
-                entry.name.endswith((SEGMENT_SUFFIX, SNAPSHOT_SUFFIX)) or entry.name in SIDE_FILES
-            ):
-                os.unlink(entry.path)
+            our_kind = entry.name.endswith((SEGMENT_SUFFIX, SNAPSHOT_SUFFIX)) or entry.name in SIDE_FILES
+            if not (entry.is_file() and our_kind):
+                continue
+            if not ours:
+                raise ForeignFilesError(
+                    f"{entry.path} was not written by kafka-meta-proto simulate; "
+                    "give --out an empty directory (or one an earlier simulate wrote)"
+                )
+            found.append(Path(entry.path))
+    return found
