@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -409,11 +409,29 @@ class MetadataImage:
 
     def replay_segment(self, path: str | os.PathLike, *, min_offset: int = 0) -> MetadataImage:
         """Apply the metadata records of a ``*.log`` segment whose offset is at least ``min_offset``."""
-        from .log import SegmentReader
+        from .log import MappedFile, SegmentReader, scan_batches
 
-        with SegmentReader(path) as reader:
-            self.replay_batches((batch for _, batch in reader), min_offset=min_offset)
+        if self.strict:
+            with SegmentReader(path) as reader:
+                self.replay_batches((batch for _, batch in reader), min_offset=min_offset)
+            return self
+        # Lenient: damaged stretches are skipped and noted, as dump-log goes on past them.
+        source = MappedFile(path)
+        try:
+            self.replay_batches(self._sound_batches(path, scan_batches(source)), min_offset=min_offset)
+        finally:
+            source.close()
         return self
+
+    def _sound_batches(self, path, items: Iterable) -> Iterator:
+        from .log import Damage
+
+        for position, item in items:
+            if type(item) is Damage:
+                self._problem(f"{item.kind} in {path} at byte {position} ({item.length} bytes): "
+                              f"{item.detail}", None, None)  # fmt: skip
+            else:
+                yield item
 
     def replay_batches(self, batches: Iterable, *, min_offset: int = 0) -> MetadataImage:
         """Apply the metadata records of record batches (control batches are skipped)."""

@@ -497,3 +497,16 @@ def test_java_text_forms():
 def test_a_path_without_metadata_is_an_error(tmp_path, capsys):
     assert cli.main(["shell", "--log", str(tmp_path), "pwd"]) == 2
     assert "holds no metadata records" in capsys.readouterr().err
+
+
+def test_a_corrupt_batch_is_skipped_with_a_warning_unless_strict(tmp_path, capsys):
+    segment = write_segment(tmp_path, 0, [topic(), partition(0), partition(1)])
+    data = bytearray(segment.read_bytes())
+    data[-5] ^= 0x01  # inside the last batch: its CRC no longer matches
+    segment.write_bytes(bytes(data))
+    assert cli.main(["shell", "--log", str(tmp_path), "ls", "/image/topics/byName/foo"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.split() == ["0", "id", "name"]
+    assert "warning: skipped corrupt batch in" in captured.err and "CRC mismatch" in captured.err
+    assert cli.main(["shell", "--log", str(tmp_path), "--strict", "pwd"]) == 2
+    assert "CRC mismatch" in capsys.readouterr().err
