@@ -68,3 +68,12 @@ def test_audit_command_needs_java_for_a_cluster_master_too(tmp_path, monkeypatch
     for master in ("local[2]", "spark://127.0.0.1:7077"):
         assert cli.main(["audit", str(tmp_path), "--master", master, "--out", str(tmp_path / "out")]) == 2
         assert "Spark needs Java" in capsys.readouterr().err
+
+
+def test_audit_checks_local_paths_before_starting_spark(tmp_path, capsys):
+    import time
+
+    started = time.monotonic()
+    assert cli.main(["audit", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")]) == 2
+    assert time.monotonic() - started < 5  # no Spark session was started
+    assert capsys.readouterr().err == f"kafka-meta-proto audit: no such file or directory: {tmp_path / 'nowhere'}\n"

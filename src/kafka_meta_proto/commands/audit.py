@@ -56,6 +56,11 @@ def run(args) -> int:
             print(f"kafka-meta-proto audit: {name} must be at least 1", file=sys.stderr)
             return 2
     paths = list(args.paths)
+    # Local paths are checked here, before Spark spends seconds starting.
+    missing = [p for p in paths if inputs.is_local(p) and not os.path.exists(inputs.local_path(p))]
+    if missing:
+        print(f"kafka-meta-proto audit: no such file or directory: {', '.join(missing)}", file=sys.stderr)
+        return 2
     if not paths:
         if args.work:
             work = args.work
