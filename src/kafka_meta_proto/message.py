@@ -55,7 +55,7 @@ class Message:
             cls._unsupported(version)
         return codec
 
-    def _encode_error(self, version: int, exc: Exception, what: str) -> KafkaProtocolError:
+    def _encode_error(self, version: int, exc: Exception) -> KafkaProtocolError:
         """The error for a writer or sizer that failed with ``exc``: the first field a careful
         walk finds wrong (path, what it expects, what it holds), else ``exc`` with the context."""
         from ._check import find_problem
@@ -71,7 +71,7 @@ class Message:
             if isinstance(exc, EncodeError):
                 exc.context = context
                 return exc
-            return EncodeError(f"cannot {what}: {exc}", context=context)
+            return EncodeError(f"cannot encode: {exc}", context=context)
         if isinstance(problem, EncodeError):
             problem.context = context
             return problem
@@ -152,7 +152,7 @@ class Message:
             writer(self, out)
             return b"".join(out)
         except Exception as e:  # struct.error, TypeError... and our own EncodeErrors
-            raise self._encode_error(version, e, "encode") from None
+            raise self._encode_error(version, e) from None
 
     def encode_into(self, out: bytearray, version: int) -> None:
         """Append the encoding to ``out`` (left as it was when encoding fails)."""
@@ -170,7 +170,7 @@ class Message:
             n: int = sizer(self)
             return n
         except Exception as e:  # the sizers refuse what the writers refuse
-            raise self._encode_error(version, e, "size") from None
+            raise self._encode_error(version, e) from None
 
     def to_json(self, version: int) -> dict[str, Any]:
         """Kafka's JSON form of the message at ``version``; refuses what encode refuses."""
