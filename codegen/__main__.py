@@ -9,11 +9,9 @@
 from __future__ import annotations
 
 import argparse
+import keyword
 import sys
 from pathlib import Path
-
-from .generate import generate, stale_files, write_package
-from .spec import SchemaError
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SCHEMAS = [ROOT / "schemas"]
@@ -34,6 +32,24 @@ def main(argv=None) -> int:
     schemas = args.schemas or DEFAULT_SCHEMAS
     out = args.out or DEFAULT_OUT
     package = args.package or DEFAULT_PACKAGE
+    problem = _bad_arguments(schemas, package)
+    if problem:
+        ap.error(problem)  # the usage line and the problem, exit 2
+    try:
+        from .generate import generate, stale_files, write_package
+        from .spec import SchemaError, schema_files
+    except ModuleNotFoundError as e:
+        if e.name not in ("jinja2", "black"):
+            raise
+        print(
+            f"python -m codegen needs {e.name}, which the codegen extra installs: "
+            "pip install 'kafka-meta-proto[codegen]'",
+            file=sys.stderr,
+        )
+        return 2
+    if not schema_files(schemas):
+        print(f"no schema (*.json) under {', '.join(map(str, schemas))}: nothing to generate", file=sys.stderr)
+        return 2
     # The package's import name: inside our tree it is kafka_meta_proto.messages.
     import_name = f"kafka_meta_proto.{package}" if out.resolve() == DEFAULT_OUT.resolve() else package
     target = out / package
@@ -54,6 +70,18 @@ def main(argv=None) -> int:
     changed = write_package(files, target)
     print(f"{len(files)} files in {target} ({len(changed)} changed)")
     return 0
+
+
+def _bad_arguments(schemas: list[Path], package: str) -> str:
+    """What is wrong with the arguments before anything is read ("" when nothing is)."""
+    for d in schemas:
+        if not d.exists():
+            return f"--schemas: {d} does not exist"
+        if not d.is_dir() and d.suffix != ".json":
+            return f"--schemas: {d} is neither a directory nor a .json schema"
+    if not package.isidentifier() or keyword.iskeyword(package):
+        return f"--package: {package!r} is not a Python identifier, so the package could not be imported"
+    return ""
 
 
 if __name__ == "__main__":

@@ -76,7 +76,6 @@ class CodecBuilder:
             within="e.within(_f, _w.element_of(e))" if sv.struct_array_loops else "e.within(_f)",
             retry=retry,
             fixed_size=sum(s.width for s in steps if isinstance(s, RunStep)) + (1 if sv.flexible else 0),
-            sized_per_object=sv.flexible or any(isinstance(s, FieldStep) for s in steps),
             known_tag_count="".join(f" + (1 if {self.differs('o.' + w.attr, w.spec)} else 0)" for w in sv.tagged),
         )
 
@@ -90,6 +89,7 @@ class CodecBuilder:
             targets=f"({targets},)" if len(fields) == 1 else targets,
             values=", ".join(f"o.{w.attr}" + (".bytes" if w.is_uuid else "") for w in fields),
             uuids=[w.attr for w in fields if w.is_uuid],
+            can_refuse=any(w.fmt != "?" for w in fields),
         )
 
     def field(self, w: layout.Wire, can_be_null: bool = True) -> FieldStep:

@@ -27,15 +27,20 @@ def to_json_value(t: FieldType, v: str) -> str:
     return v
 
 
+# The converter in _json of each schema type that is not its own name there.
+CONVERTERS = {"bytes": "bytes_"}
+
+
 def from_json_value(t: FieldType, v: str, key: str) -> str:
     """``v`` converted; errors name ``path + key``."""
     if t.is_array:
         e = t.element
-        element = f"lambda _e, _p: _from_json_{e.name}(_e, version, _p + '.')" if e.is_struct else f"_j.{e.name}"
+        converter = CONVERTERS.get(e.name, e.name)
+        element = f"lambda _e, _p: _from_json_{e.name}(_e, version, _p + '.')" if e.is_struct else f"_j.{converter}"
         return f'_j.array({v}, path + "{key}", {element})'
     if t.is_struct:
         return f'_from_json_{t.name}({v}, version, path + "{key}.")'
-    return f'_j.{t.name}({v}, path + "{key}")'
+    return f'_j.{CONVERTERS.get(t.name, t.name)}({v}, path + "{key}")'
 
 
 def json_codec(msg: MessageSpec, s: StructSpec, have: list[int], differs) -> JsonCodec:

@@ -73,18 +73,20 @@ def class_def(msg: MessageSpec, s: StructSpec, classes: list[StructSpec]) -> Cla
             ("LISTENERS", "tuple[str, ...]", listeners),
             ("LATEST_VERSION_UNSTABLE", "bool", str(msg.latest_version_unstable)),
         ]
-        class_vars += [(n.name, f"type[{n.name}]", n.name) for n in classes if n is not s]
     about = s.about or (f"{msg.name} message." if is_message else f"The {s.name} struct.")
     return ClassDef(
         name=s.name,
         doc=docstring(about),
         is_message=is_message,
         class_vars=class_vars,
+        struct_aliases=[n.name for n in classes if n is not s] if is_message else [],
         attributes=[
             Attribute(f.py_name, annotation(f), dataclass_default(f), docstring(f.about) if f.about else "")
             for f in s.fields
         ],
         zero_copy=[f.py_name for f in s.fields if not f.type.is_array and is_zero_copy(f)],
+        uuids=[f.py_name for f in s.fields if f.type.name == "uuid"],
+        uuid_lists=[f.py_name for f in s.fields if f.type.name == "[]uuid"],
     )
 
 

@@ -18,7 +18,9 @@ STDLIB_IMPORTS = [
     ("_StructError", "from struct import error as _StructError"),
     ("_pack", "from struct import pack as _pack"),
     ("_unpack_from", "from struct import unpack_from as _unpack_from"),
+    ("TYPE_CHECKING", "from typing import TYPE_CHECKING"),
     ("ClassVar", "from typing import ClassVar"),
+    ("TypeAlias", "from typing import TypeAlias"),
 ]
 PACKAGE_IMPORTS = [
     ("_j", "from kafka_meta_proto import _json as _j"),
@@ -31,6 +33,8 @@ PACKAGE_IMPORTS = [
     ("_detached_state", "from kafka_meta_proto.message import detached_state as _detached_state"),
     ("_FieldInfo", "from kafka_meta_proto.schema_info import FieldInfo as _FieldInfo"),
     ("Uuid", "from kafka_meta_proto.uuid import Uuid"),
+    ("_as_uuid", "from kafka_meta_proto.uuid import coerce as _as_uuid"),
+    ("_as_uuids", "from kafka_meta_proto.uuid import coerce_list as _as_uuids"),
     ("_BYTE", "from kafka_meta_proto.wire import BYTE as _BYTE"),
     ("_INT16", "from kafka_meta_proto.wire import INT16 as _INT16"),
     ("_INT32", "from kafka_meta_proto.wire import INT32 as _INT32"),
@@ -48,6 +52,7 @@ ALIASES = [
     ("_MISSING", "_MISSING = _j.MISSING"),
     ("_new", "_new = object.__new__"),
     ("_view", "_view = memoryview  # zero-copy fields are slices of the input"),
+    ("_isascii", "_isascii = str.isascii  # sizers: refuses what is not a str, as encode does"),
 ]
 
 

@@ -32,8 +32,14 @@ class ClassDef:
     doc: str
     is_message: bool
     class_vars: list[tuple[str, str, str]]  # (name, annotation, value)
+    # The message class names its structs (FetchRequest.FetchTopic is FetchTopic): for mypy as
+    # type aliases, so that they stay usable as types, and at run time as plain class attributes.
+    struct_aliases: list[str]
     attributes: list[Attribute]
     zero_copy: list[str]  # attributes decoded as slices of the input
+    # uuid and []uuid fields: the constructor makes Uuids of the text forms and uuid.UUIDs in them
+    uuids: list[str] = field(default_factory=list)
+    uuid_lists: list[str] = field(default_factory=list)
 
 
 # -- Binary codecs -------------------------------------------------------------------------------
@@ -49,6 +55,7 @@ class RunStep:
     targets: str  # what unpack_from's result is assigned to
     values: str  # pack's arguments
     uuids: list[str]  # attributes read as raw bytes first (``_raw_<name>``), then wrapped in Uuid
+    can_refuse: bool = True  # whether pack can refuse the values (not when all are bools)
 
 
 @dataclass
@@ -93,7 +100,6 @@ class Codec:
     within: str  # how a DecodeError from a nested reader gets this struct's field in its path
     retry: str  # ``, buf, _R<n>`` (the arguments that let low_level_error re-read fixed arrays)
     fixed_size: int  # bytes every object takes whatever its values (runs and the tag count byte)
-    sized_per_object: bool  # whether sizing looks at the object (else every one is fixed_size)
     known_tag_count: str  # `` + (1 if <test> else 0)`` per tagged field, for the tag count's size
 
 

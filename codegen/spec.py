@@ -38,6 +38,7 @@ FIXED_WIDTH = {
     "float64": ("d", 8),
     "uuid": ("16s", 16),
 }
+from kafka_meta_proto.message import Message
 from kafka_meta_proto.schema_info import INT_RANGES  # noqa: F401 - re-exported for the rules
 PRIMITIVES = frozenset(FIXED_WIDTH) | {"string", "bytes", "records"}
 NULLABLE_PRIMITIVES = frozenset({"string", "bytes", "records"})
@@ -54,8 +55,14 @@ DECIMAL = re.compile(r"[-+]?[0-9]+")
 HEX_DIGITS = re.compile(r"[0-9a-fA-F]+")
 JAVA_DOUBLE = re.compile(r"[-+]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?)[dDfF]?")
 URLSAFE_B64 = re.compile(r"[A-Za-z0-9_-]+={0,2}")
-# Names the generated modules use themselves; a struct may not take them.
-RESERVED_NAMES = {"Uuid", "ClassVar", "DecodeError", "EncodeError", "UnsupportedVersionError"}
+# Names the generated modules use themselves; a struct may not take them. NAME and LISTENERS
+# are class attributes of every message, where each of its structs is an attribute too.
+RESERVED_NAMES = {"Uuid", "ClassVar", "TypeAlias", "DecodeError", "EncodeError", "UnsupportedVersionError",
+                  "NAME", "LISTENERS"}  # fmt: skip
+# Attributes a field's Python name may not replace: the methods of every message (encode, size,
+# to_json...) on the message's own fields, and the attribute every generated class has.
+MESSAGE_ATTRIBUTES = frozenset(name for name in dir(Message) if not name.startswith("_"))
+CLASS_ATTRIBUTES = frozenset({"unknown_tagged_fields"})
 STRUCT_NAME = re.compile(r"[A-Z][A-Za-z0-9]*\Z")
 
 MESSAGE_KEYS = {
@@ -336,6 +343,9 @@ class _Reader:
             names[f.name] = f.name
             if f.py_name in py_names:
                 self.error(path, "duplicate Python name", f"{f.name} and {py_names[f.py_name]} both map to {f.py_name}")
+            if f.py_name in CLASS_ATTRIBUTES or (not prefix and f.py_name in MESSAGE_ATTRIBUTES):
+                what = "an attribute of every generated class" if f.py_name in CLASS_ATTRIBUTES else "a Message method"
+                self.error(path, "reserved field name", f"{f.name} becomes {f.py_name}, {what}")
             py_names[f.py_name] = f.name
             if f.tag is not None:
                 if f.tag in tags:

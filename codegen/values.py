@@ -89,9 +89,10 @@ def fresh_default(f: FieldSpec, target: str) -> list[str]:
     built as a decoded one is (object.__new__, slots set, no __init__ call)."""
     s = f.struct
     if f.default is EMPTY_STRUCT and s is not None and all(g.default is not EMPTY_STRUCT for g in s.fields):
-        lines = [f"_d = _new({f.type.name})"]
-        lines += [f"_d.{g.py_name} = {default_expr(g)}" for g in s.fields]
-        return lines + ["_d.unknown_tagged_fields = ()", f"{target} = _d"]
+        d = "_d_" + f.type.name  # one local per struct type: mypy gives each local one type
+        lines = [f"{d} = _new({f.type.name})"]
+        lines += [f"{d}.{g.py_name} = {default_expr(g)}" for g in s.fields]
+        return lines + [f"{d}.unknown_tagged_fields = ()", f"{target} = {d}"]
     return [f"{target} = {default_expr(f)}"]
 
 

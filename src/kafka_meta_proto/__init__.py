@@ -9,6 +9,7 @@ Message classes load lazily, so importing the package costs little.
 """
 
 from .errors import DecodeError, EncodeError, KafkaProtocolError, UnsupportedVersionError
+from .message import Message
 from .messages import REGISTRY, message_class, record_class, request_class, response_class
 from .uuid import Uuid
 
@@ -18,6 +19,7 @@ __all__ = [
     "DecodeError",
     "EncodeError",
     "KafkaProtocolError",
+    "Message",
     "REGISTRY",
     "UnsupportedVersionError",
     "Uuid",

@@ -5,11 +5,14 @@ from __future__ import annotations
 import base64
 import binascii
 import builtins
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from .errors import DecodeError
 from .uuid import Uuid
 
 MISSING = object()
+_T = TypeVar("_T")
 
 
 NOT_NULLABLE = "is null but not nullable in this version"
@@ -19,7 +22,7 @@ def error(path: str, reason: str) -> DecodeError:
     return DecodeError(reason, None, path.rstrip("."))
 
 
-def unexpected(value, path: str, expected: str) -> DecodeError:
+def unexpected(value: object, path: str, expected: str) -> DecodeError:
     """The error for a value of the wrong kind; null gets its own reason. Generated code accepts
     null itself where the field is nullable, so null reaching a converter is a refused null."""
     return error(path, NOT_NULLABLE if value is None else f"{expected} is expected, got {value!r}")
@@ -29,7 +32,7 @@ def b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-def _integer(value, path: str, lo: int, hi: int) -> int:
+def _integer(value: object, path: str, lo: int, hi: int) -> int:
     if isinstance(value, builtins.bool) or not isinstance(value, int):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
@@ -40,37 +43,37 @@ def _integer(value, path: str, lo: int, hi: int) -> int:
     return value
 
 
-def int8(v, path):
+def int8(v: object, path: str) -> int:
     return _integer(v, path, -(2**7), 2**7 - 1)
 
 
-def int16(v, path):
+def int16(v: object, path: str) -> int:
     return _integer(v, path, -(2**15), 2**15 - 1)
 
 
-def uint16(v, path):
+def uint16(v: object, path: str) -> int:
     return _integer(v, path, 0, 2**16 - 1)
 
 
-def int32(v, path):
+def int32(v: object, path: str) -> int:
     return _integer(v, path, -(2**31), 2**31 - 1)
 
 
-def uint32(v, path):
+def uint32(v: object, path: str) -> int:
     return _integer(v, path, 0, 2**32 - 1)
 
 
-def int64(v, path):
+def int64(v: object, path: str) -> int:
     return _integer(v, path, -(2**63), 2**63 - 1)
 
 
-def bool(v, path):  # noqa: A001 - named after the schema type
+def bool(v: object, path: str) -> builtins.bool:  # noqa: A001 - named after the schema type
     if v is True or v is False:
         return v
     raise unexpected(v, path, "true or false")
 
 
-def float64(v, path):
+def float64(v: object, path: str) -> float:
     if isinstance(v, (int, float)) and not isinstance(v, builtins.bool):
         return float(v)
     if v in ("NaN", "Infinity", "-Infinity"):
@@ -78,13 +81,13 @@ def float64(v, path):
     raise unexpected(v, path, "a number")
 
 
-def string(v, path):
+def string(v: object, path: str) -> str:
     if isinstance(v, str):
         return v
     raise unexpected(v, path, "a string")
 
 
-def bytes_(v, path):
+def bytes_(v: object, path: str) -> bytes:
     if not isinstance(v, str):
         raise unexpected(v, path, "base64 text")
     try:
@@ -93,31 +96,32 @@ def bytes_(v, path):
         raise error(path, f"invalid base64: {e}") from None
 
 
-# Named after the schema types the generated code asks for (``_j.bytes``, ``_j.records``).
-globals()["bytes"] = bytes_
+# Named after the schema type (bytes_ for bytes, whose name stays the builtin's here).
 records = bytes_
 
 
-def uuid(v, path):
+def uuid(v: object, path: str) -> Uuid:
     if v is None:
         raise error(path, NOT_NULLABLE)
+    if not isinstance(v, str):
+        raise error(path, f"a Uuid string is expected, got {type(v).__name__}")
     try:
         return Uuid.from_string(v)
     except ValueError as e:
         raise error(path, str(e)) from None
 
 
-def array(v, path: str, element):
+def array(v: object, path: str, element: Callable[[Any, str], _T]) -> list[_T]:
     if not isinstance(v, list):
         raise error(path, NOT_NULLABLE if v is None else f"an array is expected, got {type(v).__name__}")
     return [element(e, f"{path}[{i}]") for i, e in enumerate(v)]
 
 
-def unknown_to_json(fields) -> list:
+def unknown_to_json(fields: tuple[tuple[int, bytes], ...]) -> list[dict[str, Any]]:
     return [{"tag": tag, "data": b64(data)} for tag, data in fields]
 
 
-def unknown_from_json(v, path: str) -> tuple:
+def unknown_from_json(v: object, path: str) -> tuple[tuple[int, bytes], ...]:
     if not isinstance(v, list):
         raise error(path + "_unknownTaggedFields", "an array is expected")
     out = []

@@ -44,7 +44,21 @@ class DecodeError(KafkaProtocolError, ValueError):
 
 
 class EncodeError(KafkaProtocolError, ValueError):
-    """A message value that cannot be written (out-of-range integer, null where not nullable...)."""
+    """A message value that cannot be written (out-of-range integer, null where not nullable...).
+
+    ``path`` names the field (``listeners[0].port``), ``context`` the message and version; the
+    reason says what the field expects and what it holds. encode, size and to_json raise the same
+    error for the same message."""
+
+    def __init__(self, reason: str, path: str = "", context: str = ""):
+        self.reason = reason
+        self.path = path
+        self.context = context
+        super().__init__(reason)
+
+    def __str__(self) -> str:
+        prefix = f"{self.context}: " if self.context else ""
+        return prefix + (f"{self.path}: " if self.path else "") + self.reason
 
 
 class UnsupportedVersionError(KafkaProtocolError):

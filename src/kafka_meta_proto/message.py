@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, NoReturn, TypeVar, Union
 
-from .errors import DecodeError, EncodeError, UnsupportedVersionError
+from .errors import DecodeError, EncodeError, KafkaProtocolError, UnsupportedVersionError
 
-_ENCODE_FAILURES = (TypeError, ValueError, AttributeError, OverflowError)
+if TYPE_CHECKING:
+    from .schema_info import FieldInfo
+
+# What decode accepts: bytes or anything bytes() copies from (bytearray, memoryview...).
+BytesLike = Union[bytes, bytearray, memoryview]
+# The class a classmethod is called on: FetchRequest.decode(...) is typed FetchRequest.
+_M = TypeVar("_M", bound="Message")
 
 
 class Message:
@@ -24,11 +30,14 @@ class Message:
     LOWEST_VERSION: ClassVar[int]
     HIGHEST_VERSION: ClassVar[int]
     LOWEST_FLEXIBLE_VERSION: ClassVar[int | None]
-    _READERS: ClassVar[dict]
-    _WRITERS: ClassVar[dict]
-    _SIZERS: ClassVar[dict]
-    _TO_JSON: ClassVar[Any]
-    _FROM_JSON: ClassVar[Any]
+    # The generated codecs, one per version: reader(buf, pos) -> (message, next pos),
+    # writer(message, parts) appends the encoding, sizer(message) -> its length.
+    _READERS: ClassVar[dict[int, Callable[[bytes, int], tuple[Any, int]]]]
+    _WRITERS: ClassVar[dict[int, Callable[[Any, list[bytes]], None]]]
+    _SIZERS: ClassVar[dict[int, Callable[[Any], int]]]
+    _TO_JSON: ClassVar[Callable[[Any, int], dict[str, Any]]]
+    _FROM_JSON: ClassVar[Callable[[Any, int, str], Any]]
+    _FIELDS: ClassVar[tuple[FieldInfo, ...]]
 
     @classmethod
     def versions(cls) -> range:
@@ -40,17 +49,42 @@ class Message:
         return low is not None and version >= low
 
     @classmethod
-    def _codec(cls, table: dict, version: int):
+    def _codec(cls, table: dict[int, Any], version: int) -> Any:
         codec = table.get(version)
         if codec is None:
-            raise UnsupportedVersionError(
-                f"{cls.NAME} has no version {version!r} "
-                f"(valid: {cls.LOWEST_VERSION}-{cls.HIGHEST_VERSION})"
-            )
+            cls._unsupported(version)
         return codec
 
+    def _encode_error(self, version: int, exc: Exception) -> KafkaProtocolError:
+        """The error for a writer or sizer that failed with ``exc``: the first field a careful
+        walk finds wrong (path, what it expects, what it holds), else ``exc`` with the context."""
+        from ._check import find_problem
+
+        context = f"{self.NAME} v{version}"
+        try:
+            problem = find_problem(self, version, self.is_flexible(version))
+        except Exception:  # the walk explains failures; it must never hide one
+            problem = None
+        if problem is None:
+            if isinstance(exc, UnsupportedVersionError):
+                return UnsupportedVersionError(f"{context}: {exc}")
+            if isinstance(exc, EncodeError):
+                exc.context = context
+                return exc
+            return EncodeError(f"cannot encode: {exc}", context=context)
+        if isinstance(problem, EncodeError):
+            problem.context = context
+            return problem
+        return type(problem)(f"{context}: {problem}")
+
     @classmethod
-    def decode(cls, data, version: int):
+    def _unsupported(cls, version: object) -> NoReturn:
+        raise UnsupportedVersionError(
+            f"{cls.NAME} has no version {version!r} (valid: {cls.LOWEST_VERSION}-{cls.HIGHEST_VERSION})"
+        )
+
+    @classmethod
+    def decode(cls: type[_M], data: BytesLike, version: int) -> _M:
         """Decode exactly ``data`` (bytes-like); trailing bytes are an error."""
         # decode_from and _codec inlined: for small messages the calls cost as much as the body.
         try:
@@ -58,11 +92,13 @@ class Message:
         except KeyError:  # the version check is outside, so no exception is chained to it
             reader = None
         if reader is None:
-            cls._codec(cls._READERS, version)
+            cls._unsupported(version)
         if type(data) is not bytes:
             if isinstance(data, str):
                 raise TypeError("decode takes bytes, not str")
             data = bytes(data)
+        msg: _M  # local annotations cost nothing at run time
+        end: int
         try:
             msg, end = reader(data, 0)
         except DecodeError as e:
@@ -78,7 +114,7 @@ class Message:
         return msg
 
     @classmethod
-    def decode_from(cls, data, version: int, offset: int = 0):
+    def decode_from(cls: type[_M], data: BytesLike, version: int, offset: int = 0) -> tuple[_M, int]:
         """Decode one message starting at ``offset``; return it and the offset just after it.
 
         For callers that hold more than one message in a buffer (or want the rest)."""
@@ -87,13 +123,14 @@ class Message:
         except KeyError:  # the version check is outside, so no exception is chained to it
             reader = None
         if reader is None:
-            cls._codec(cls._READERS, version)
+            cls._unsupported(version)
         if type(data) is not bytes:
             if isinstance(data, str):
                 raise TypeError("decode takes bytes, not str")
             data = bytes(data)
         try:
-            return reader(data, offset)
+            result: tuple[_M, int] = reader(data, offset)
+            return result
         except DecodeError as e:
             e.__dict__.pop("_element", None)  # list readers' note for the path (wire.in_element)
             e.context = f"{cls.NAME} v{version}"
@@ -108,20 +145,14 @@ class Message:
         except KeyError:  # the version check is outside, so no exception is chained to it
             writer = None
         if writer is None:
-            self._codec(self._WRITERS, version)
+            self._unsupported(version)
         # The writers append parts to a list; one join copies each part once, into the result.
-        out: list = []
+        out: list[bytes] = []
         try:
             writer(self, out)
             return b"".join(out)
-        except UnsupportedVersionError as e:
-            raise UnsupportedVersionError(f"{self.NAME} v{version}: {e}") from None
-        except EncodeError as e:
-            raise EncodeError(f"{self.NAME} v{version}: {e}") from None
-        except _ENCODE_FAILURES as e:
-            raise EncodeError(f"{self.NAME} v{version}: cannot encode: {e}") from None
-        except Exception as e:  # struct.error and friends
-            raise EncodeError(f"{self.NAME} v{version}: cannot encode: {e}") from None
+        except Exception as e:  # struct.error, TypeError... and our own EncodeErrors
+            raise self._encode_error(version, e) from None
 
     def encode_into(self, out: bytearray, version: int) -> None:
         """Append the encoding to ``out`` (left as it was when encoding fails)."""
@@ -134,33 +165,36 @@ class Message:
         except KeyError:  # the version check is outside, so no exception is chained to it
             sizer = None
         if sizer is None:
-            self._codec(self._SIZERS, version)
+            self._unsupported(version)
         try:
-            return sizer(self)
-        except _ENCODE_FAILURES as e:
-            raise EncodeError(f"{self.NAME} v{version}: cannot size: {e}") from None
+            n: int = sizer(self)
+            return n
+        except Exception as e:  # the sizers refuse what the writers refuse
+            raise self._encode_error(version, e) from None
 
-    def to_json(self, version: int) -> dict:
-        """Kafka's JSON form of the message at ``version``."""
-        self._codec(self._READERS, version)
-        return type(self)._TO_JSON(self, version)
+    def to_json(self, version: int) -> dict[str, Any]:
+        """Kafka's JSON form of the message at ``version``; refuses what encode refuses."""
+        self.size(version)  # the cheapest full check of the values
+        obj: dict[str, Any] = type(self)._TO_JSON(self, version)
+        return obj
 
     @classmethod
-    def from_json(cls, obj: dict, version: int):
+    def from_json(cls: type[_M], obj: dict[str, Any], version: int) -> _M:
         """Build the message from Kafka's JSON form at ``version``."""
         cls._codec(cls._READERS, version)
         try:
-            return cls._FROM_JSON(obj, version, "")
+            msg: _M = cls._FROM_JSON(obj, version, "")
+            return msg
         except DecodeError as e:
             e.context = f"{cls.NAME} v{version} (JSON)"
             raise
 
 
-def detached_state(obj) -> tuple[None, dict]:
+def detached_state(obj: Any) -> tuple[None, dict[str, Any]]:
     """``__getstate__`` of a class with zero-copy fields (``records``, ``zeroCopy`` bytes), which
     decode as memoryview slices of the input: pickle and copy see them as bytes, so a copy owns
     its data and does not keep the decoded input alive."""
-    state = {}
+    state: dict[str, Any] = {}
     for name in obj.__slots__:
         value = getattr(obj, name)
         state[name] = bytes(value) if type(value) is memoryview else value

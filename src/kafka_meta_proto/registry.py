@@ -12,6 +12,14 @@ from __future__ import annotations
 
 import difflib
 import importlib
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Union
+
+if TYPE_CHECKING:
+    from .message import Message
+
+# (message name, module name, message type, api key or None[, key space])
+Entry = Union[tuple[str, str, str, Union[int, None]], tuple[str, str, str, Union[int, None], str]]
 
 KEYED_TYPES = ("request", "response", "metadata", "coordinator-key", "coordinator-value")
 
@@ -21,16 +29,16 @@ class DuplicateKeyError(ValueError):
 
 
 class Registry:
-    def __init__(self, package: str, entries):
+    def __init__(self, package: str, entries: Iterable[Entry]):
         """``entries``: (message name, module name, message type, api key or None[, key space])."""
         self.package = package
         self._modules: dict[str, str] = {}
         self._keys: dict[tuple[str, str, int], str] = {}
         self._types: dict[str, str] = {}
         self._spaces: dict[str, str] = {}
-        self._classes: dict[str, type] = {}
-        for name, module, mtype, api_key, *scope in entries:
-            scope = scope[0] if scope else ""
+        self._classes: dict[str, type[Message]] = {}
+        for name, module, mtype, api_key, *rest in entries:
+            scope = rest[0] if rest else ""
             if name in self._modules:
                 raise DuplicateKeyError(f"message name {name} is defined twice")
             self._modules[name] = module
@@ -53,7 +61,7 @@ class Registry:
         """The key space of a message's api key or record type ("" for RPCs and KRaft records)."""
         return self._spaces[name]
 
-    def message_class(self, name: str) -> type:
+    def message_class(self, name: str) -> type[Message]:
         """The class for a schema name (``FetchRequest``, ``TopicRecord``...)."""
         cls = self._classes.get(name)
         if cls is None:
@@ -72,24 +80,24 @@ class Registry:
             str(name), names, n=3, cutoff=0.75)  # fmt: skip
         return f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
 
-    def _keyed(self, mtype: str, key: int, scope: str = "") -> type:
+    def _keyed(self, mtype: str, key: int, scope: str = "") -> type[Message]:
         name = self._keys.get((mtype, scope, key))
         if name is None:
             what = f"{mtype} for api key" if mtype in ("request", "response") else f"{scope} {mtype} record type".strip()
             raise KeyError(f"no {what} {key} in {self.package}")
         return self.message_class(name)
 
-    def request_class(self, api_key: int) -> type:
+    def request_class(self, api_key: int) -> type[Message]:
         return self._keyed("request", api_key)
 
-    def response_class(self, api_key: int) -> type:
+    def response_class(self, api_key: int) -> type[Message]:
         return self._keyed("response", api_key)
 
-    def record_class(self, record_type: int, scope: str = "") -> type:
+    def record_class(self, record_type: int, scope: str = "") -> type[Message]:
         """A KRaft metadata record (or, with scope="storage", a remote-log metadata record)."""
         return self._keyed("metadata", record_type, scope)
 
-    def coordinator_classes(self, scope: str, record_type: int) -> tuple[type, type]:
+    def coordinator_classes(self, scope: str, record_type: int) -> tuple[type[Message], type[Message]]:
         """The key and value classes of a coordinator record type in ``scope`` (e.g.
         "group-coordinator"): the type is the int16 that starts the record's key."""
         return self._keyed("coordinator-key", record_type, scope), self._keyed("coordinator-value", record_type, scope)

@@ -18,6 +18,9 @@ INT_RANGES = {
 }
 
 
+_Type = type  # inside the class body, "type" names the field
+
+
 class FieldInfo(NamedTuple):
     name: str  # Python attribute
     json_name: str  # Kafka's JSON name
@@ -27,7 +30,7 @@ class FieldInfo(NamedTuple):
     tagged: tuple[int, int] | None
     tag: int | None
     ignorable: bool
-    struct: type | None  # the class of a struct or struct-array field
+    struct: _Type | None  # the class of a struct or struct-array field
 
     def present(self, version: int) -> bool:
         return self.versions[0] <= version <= self.versions[1]

@@ -7,8 +7,10 @@ import binascii
 import os
 import re
 import uuid
+from typing import Any
 
 _TEXT = re.compile(r"[A-Za-z0-9_-]{22}")
+_Bytes = bytes  # inside the class, "bytes" names the attribute
 
 
 class Uuid:
@@ -16,12 +18,13 @@ class Uuid:
 
     __slots__ = ("bytes",)
 
+    bytes: _Bytes
     ZERO_UUID: Uuid
     ONE_UUID: Uuid
     METADATA_TOPIC_ID: Uuid
     RESERVED: frozenset[Uuid]
 
-    def __init__(self, raw: bytes | str | uuid.UUID | Uuid):
+    def __init__(self, raw: _Bytes | bytearray | memoryview | str | uuid.UUID | Uuid):
         """From 16 bytes, Kafka's text form (``Uuid("MvDxzVmcRsaTz33bUuRU6A")``), a
         ``uuid.UUID`` or another Uuid."""
         # A value type: treat it as immutable. No __setattr__ guard, because decoders build
@@ -31,9 +34,9 @@ class Uuid:
                 raw = Uuid.from_string(raw).bytes
             elif isinstance(raw, (uuid.UUID, Uuid)):
                 raw = raw.bytes
-            elif not isinstance(raw, (bytes, bytearray, memoryview)):
+            elif not isinstance(raw, (_Bytes, bytearray, memoryview)):
                 raise TypeError(f"a Uuid is made from 16 bytes, its text form or a uuid.UUID, not {type(raw).__name__}")
-            raw = bytes(raw)
+            raw = _Bytes(raw)
             if len(raw) != 16:
                 raise ValueError(f"a Uuid is 16 bytes, got {len(raw)}")
         self.bytes = raw
@@ -84,7 +87,7 @@ class Uuid:
     def __repr__(self) -> str:
         return f"Uuid({str(self)!r})"
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Uuid) and other.bytes == self.bytes
 
     def __hash__(self) -> int:
@@ -97,8 +100,24 @@ class Uuid:
             other.least_significant_bits,
         )
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[Uuid], tuple[_Bytes]]:
         return (Uuid, (self.bytes,))
+
+
+def coerce(value: object) -> Any:
+    """``value`` as a Uuid when it is Kafka's text form or a ``uuid.UUID``, else unchanged (the
+    encoder names what is wrong with it). Generated constructors call it for uuid fields."""
+    if isinstance(value, (str, uuid.UUID)):
+        return Uuid(value)
+    return value
+
+
+def coerce_list(values: list[Any]) -> list[Any]:
+    """``values``, or a copy with its text and ``uuid.UUID`` elements made Uuids."""
+    for value in values:
+        if value.__class__ is not Uuid:
+            return [coerce(v) for v in values]
+    return values
 
 
 Uuid.ZERO_UUID = Uuid(bytes(16))

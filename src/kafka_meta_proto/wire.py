@@ -6,9 +6,15 @@ The generated code inlines the common one-byte cases; these functions are the sl
 from __future__ import annotations
 
 import struct
+from typing import Any, Literal, overload
 
-from .errors import DecodeError
+from .errors import DecodeError, EncodeError
 from .uuid import Uuid
+
+# What the readers read from (Message.decode makes bytes of any bytes-like input).
+Buffer = bytes
+# One tagged field the schema does not know: (tag, raw bytes).
+Tagged = tuple[int, bytes]
 
 INT16 = struct.Struct(">h")
 INT32 = struct.Struct(">i")
@@ -24,7 +30,8 @@ _new = object.__new__
 
 def array_structs(prefix: str, code: str) -> tuple[struct.Struct, ...]:
     """``t[n]`` is ``Struct(f">{prefix}{n}{code}")`` for n < SMALL_ARRAY: n elements of the struct
-    format code, after ``prefix`` ("" nothing, "B" a one-byte compact length, "i" a legacy count)."""
+    format code, after ``prefix`` ("" nothing, "B" a one-byte compact length, "i" a legacy count).
+    """
     key = (prefix, code)
     table = _ARRAY_STRUCTS.get(key)
     if table is None:
@@ -36,7 +43,7 @@ def array_structs(prefix: str, code: str) -> tuple[struct.Struct, ...]:
     return table
 
 
-def read_uvarint(buf, pos: int) -> tuple[int, int]:
+def read_uvarint(buf: Buffer, pos: int) -> tuple[int, int]:
     """Read an unsigned varint of at most 5 bytes (Kafka's readUnsignedVarint)."""
     if 0 <= pos < len(buf):
         value = buf[pos]
@@ -93,7 +100,7 @@ def too_many(count: int, pos: int, what: str = "array") -> DecodeError:
     return DecodeError(f"{what} length {count} exceeds the bytes left", pos)
 
 
-def read_tag_header(buf, pos: int) -> tuple[int, int, int]:
+def read_tag_header(buf: Buffer, pos: int) -> tuple[int, int, int]:
     """Read one tagged field's tag and size; return (tag, size, position of its data)."""
     tag = buf[pos]
     if tag < 0x80:
@@ -110,7 +117,7 @@ def read_tag_header(buf, pos: int) -> tuple[int, int, int]:
     return tag, size, pos
 
 
-def write_tagged(out: list, fields: list) -> None:
+def write_tagged(out: list[bytes], fields: list[Tagged]) -> None:
     """Append a tagged-field section to the parts: count, then (tag, size, data) in tag order."""
     fields.sort(key=_tag_of)
     out.append(uvarint(len(fields)))
@@ -120,26 +127,42 @@ def write_tagged(out: list, fields: list) -> None:
         out.append(data)
 
 
-def tagged_section_size(fields) -> int:
+def tagged_section_size(fields: tuple[Tagged, ...] | list[Tagged]) -> int:
+    """The size of write_tagged's section, refusing what it refuses (a tag outside 32 bits, data
+    that is not bytes-like)."""
     total = uvarint_size(len(fields))
     for tag, data in fields:
-        total += uvarint_size(tag) + uvarint_size(len(data)) + len(data)
+        if not 0 <= tag <= 0xFFFFFFFF:
+            raise ValueError(f"unsigned varint cannot hold {tag}")
+        n = byte_length(data)
+        total += uvarint_size(tag) + uvarint_size(n) + n
     return total
 
 
-def _tag_of(item) -> int:
+def _tag_of(item: Tagged) -> int:
     return item[0]
 
 
 def utf8_size(text: str) -> int:
-    """UTF-8 length of a string without encoding it when it is ASCII."""
-    return len(text) if text.isascii() else len(text.encode("utf-8"))
+    """UTF-8 length of a string without encoding it when it is ASCII (TypeError for a non-str)."""
+    return len(text) if str.isascii(text) else len(text.encode("utf-8"))
+
+
+def byte_length(data: object) -> int:
+    """``len(data)`` of a bytes-like value; TypeError for anything a bytes join refuses."""
+    return memoryview(data).nbytes  # type: ignore[arg-type]  # refusing the rest is the point
+
+
+def check_uuids(values: list[Any]) -> None:
+    """Refuse a list whose elements the writer cannot write as uuids (it joins their .bytes)."""
+    for value in values:
+        memoryview(value.bytes)
 
 
 # -- Array elements: strings and bytes inside arrays go through these (fields are inlined). ----
 
 
-def _read_text(buf, pos: int, n: int, what: str):
+def _read_text(buf: Buffer, pos: int, n: int, what: str) -> tuple[Any, int]:
     if n < 0:
         raise DecodeError(f"null or negative length {n} inside an array", pos)
     end = pos + n
@@ -152,27 +175,27 @@ def _read_text(buf, pos: int, n: int, what: str):
     return buf[pos:end], end
 
 
-def read_string(buf, pos: int):
+def read_string(buf: Buffer, pos: int) -> tuple[str, int]:
     (n,) = INT16.unpack_from(buf, pos)
     return _read_text(buf, pos + 2, n, "string")
 
 
-def read_compact_string(buf, pos: int):
+def read_compact_string(buf: Buffer, pos: int) -> tuple[str, int]:
     n, pos = read_uvarint(buf, pos)
     return _read_text(buf, pos, n - 1, "string")
 
 
-def read_bytes(buf, pos: int):
+def read_bytes(buf: Buffer, pos: int) -> tuple[Buffer, int]:
     (n,) = INT32.unpack_from(buf, pos)
     return _read_text(buf, pos + 4, n, "bytes")
 
 
-def read_compact_bytes(buf, pos: int):
+def read_compact_bytes(buf: Buffer, pos: int) -> tuple[Buffer, int]:
     n, pos = read_uvarint(buf, pos)
     return _read_text(buf, pos, n - 1, "bytes")
 
 
-def _encoded(text: str) -> bytes:
+def _encoded(text: str | None) -> bytes:
     if text is None:
         from .errors import EncodeError
 
@@ -188,43 +211,56 @@ def _encoded(text: str) -> bytes:
 # The writers append bytes-like parts to a list, which the caller joins once.
 
 
-def write_string(out: list, text: str) -> None:
+def write_string(out: list[bytes], text: str) -> None:
     raw = _encoded(text)
     out.append(INT16.pack(len(raw)))
     out.append(raw)
 
 
-def write_compact_string(out: list, text: str) -> None:
+def write_compact_string(out: list[bytes], text: str) -> None:
     raw = _encoded(text)
     out.append(uvarint(len(raw) + 1))
     out.append(raw)
 
 
-def write_bytes(out: list, data: bytes) -> None:
+def write_bytes(out: list[bytes], data: bytes) -> None:
     out.append(INT32.pack(len(data)))
     out.append(data)
 
 
-def write_compact_bytes(out: list, data: bytes) -> None:
+def write_compact_bytes(out: list[bytes], data: bytes) -> None:
     out.append(uvarint(len(data) + 1))
     out.append(data)
 
 
+# The sizers refuse what the writers above refuse.
+
+
+def _text_size(text: str | None) -> int:
+    if text is None:
+        raise EncodeError("null element in an array of strings")
+    n = utf8_size(text)
+    if n > 0x7FFF:
+        raise EncodeError(f"string of {n} bytes; strings hold at most 32767")
+    return n
+
+
 def size_string(text: str) -> int:
-    return 2 + utf8_size(text)
+    return 2 + _text_size(text)
 
 
 def size_compact_string(text: str) -> int:
-    n = utf8_size(text)
+    n = _text_size(text)
     return n + uvarint_size(n + 1)
 
 
 def size_bytes(data: bytes) -> int:
-    return 4 + len(data)
+    return 4 + byte_length(data)
 
 
 def size_compact_bytes(data: bytes) -> int:
-    return len(data) + uvarint_size(len(data) + 1)
+    n = byte_length(data)
+    return n + uvarint_size(n + 1)
 
 
 # -- The slow paths of fields the generated readers inline for the common case. -----------------
@@ -232,7 +268,7 @@ def size_compact_bytes(data: bytes) -> int:
 # would (reason and offset; the generated reader adds the field path).
 
 
-def _read_count(buf, pos: int, compact: bool) -> tuple[int, int]:
+def _read_count(buf: Buffer, pos: int, compact: bool) -> tuple[int, int]:
     if compact:
         n = buf[pos]
         if n < 0x80:
@@ -244,7 +280,19 @@ def _read_count(buf, pos: int, compact: bool) -> tuple[int, int]:
     return n, pos + 4
 
 
-def read_string_field(buf, pos: int, compact: bool, nullable: bool):
+# The readers below return None only for a nullable field: overloads tell mypy so, as the
+# generated code passes nullable as a literal.
+@overload
+def read_string_field(
+    buf: Buffer, pos: int, compact: bool, nullable: Literal[False]
+) -> tuple[str, int]: ...
+@overload
+def read_string_field(
+    buf: Buffer, pos: int, compact: bool, nullable: bool
+) -> tuple[str | None, int]: ...
+def read_string_field(
+    buf: Buffer, pos: int, compact: bool, nullable: bool
+) -> tuple[str | None, int]:
     """A string field (compact or int16 length); (value, next position)."""
     if compact:
         n, pos = _read_count(buf, pos, True)
@@ -268,7 +316,9 @@ def read_string_field(buf, pos: int, compact: bool, nullable: bool):
         raise DecodeError(f"invalid UTF-8 in string ({e.reason})", pos) from None
 
 
-def _array_count(buf, pos: int, compact: bool, nullable: bool, width: int) -> tuple[int, int]:
+def _array_count(
+    buf: Buffer, pos: int, compact: bool, nullable: bool, width: int
+) -> tuple[int, int]:
     """The element count of an array field, -1 for null; checks it against the bytes left."""
     n, pos = _read_count(buf, pos, compact)
     if n < 0:
@@ -281,7 +331,17 @@ def _array_count(buf, pos: int, compact: bool, nullable: bool, width: int) -> tu
     return n, pos
 
 
-def read_fixed_array(buf, pos: int, code: str, width: int, compact: bool, nullable: bool):
+@overload
+def read_fixed_array(
+    buf: Buffer, pos: int, code: str, width: int, compact: bool, nullable: Literal[False]
+) -> tuple[list[Any], int]: ...
+@overload
+def read_fixed_array(
+    buf: Buffer, pos: int, code: str, width: int, compact: bool, nullable: bool
+) -> tuple[list[Any] | None, int]: ...
+def read_fixed_array(
+    buf: Buffer, pos: int, code: str, width: int, compact: bool, nullable: bool
+) -> tuple[list[Any] | None, int]:
     """An array of fixed-width elements (struct format code, width in bytes)."""
     n, pos = _array_count(buf, pos, compact, nullable, width)
     if n < 0:
@@ -289,9 +349,10 @@ def read_fixed_array(buf, pos: int, code: str, width: int, compact: bool, nullab
     return list(struct.unpack_from(">%d%s" % (n, code), buf, pos)), pos + n * width
 
 
-def uuid_list(buf, pos: int, n: int) -> list:
+def uuid_list(buf: Buffer, pos: int, n: int) -> list[Uuid]:
     """n Uuids from the 16 * n bytes at pos (the caller has checked they are there)."""
     out = []
+    raws: tuple[Any, ...] | list[Any]
     if n < SMALL_ARRAY:
         raws = _UUIDS[n].unpack_from(buf, pos)
     else:
@@ -306,7 +367,17 @@ def uuid_list(buf, pos: int, n: int) -> list:
 _UUIDS = array_structs("", "16s")
 
 
-def read_uuid_array(buf, pos: int, compact: bool, nullable: bool):
+@overload
+def read_uuid_array(
+    buf: Buffer, pos: int, compact: bool, nullable: Literal[False]
+) -> tuple[list[Uuid], int]: ...
+@overload
+def read_uuid_array(
+    buf: Buffer, pos: int, compact: bool, nullable: bool
+) -> tuple[list[Uuid] | None, int]: ...
+def read_uuid_array(
+    buf: Buffer, pos: int, compact: bool, nullable: bool
+) -> tuple[list[Uuid] | None, int]:
     n, pos = _array_count(buf, pos, compact, nullable, 16)
     if n < 0:
         return None, pos
@@ -316,21 +387,28 @@ def read_uuid_array(buf, pos: int, compact: bool, nullable: bool):
 def in_element(e: DecodeError, index: int) -> DecodeError:
     """Note which element of an array of structs a list reader was reading when e arose; the
     reader of the struct holding the array puts it in the path (``topics[3].name``)."""
-    e._element = index
+    e.__dict__["_element"] = index
     return e
 
 
 def element_of(e: DecodeError) -> int | None:
-    return e.__dict__.pop("_element", None)
+    index: int | None = e.__dict__.pop("_element", None)
+    return index
 
 
-def low_level_error(exc: Exception, field: str, pos: int, buf=None, retry=None) -> DecodeError:
+def low_level_error(
+    exc: Exception,
+    field: str,
+    pos: int,
+    buf: Buffer | None = None,
+    retry: dict[str, tuple[str, int, bool, bool]] | None = None,
+) -> DecodeError:
     """Turn what Python raised while reading into a DecodeError for the field at pos.
 
     ``retry`` maps the fields whose inline read relies on ``unpack_from`` failing on a short
     buffer (arrays of fixed-width elements) to read_fixed_array's arguments: reading the field
     again carefully gives the exact error ("array length 3 exceeds the bytes left")."""
-    if retry is not None and isinstance(exc, struct.error):
+    if retry is not None and buf is not None and isinstance(exc, struct.error):
         args = retry.get(field)
         if args is not None:
             try:

@@ -240,6 +240,14 @@ CASES = [
     case("taggedVersions outside flexibleVersions", f"{P}.Host",
          nested(tagged("Host", "string", flexibleVersions="3+")), id="tagged-outside-field-flexibleVersions"),
     case("reserved struct name", f"{P}.Id", nested(field("Id", "Uuid", fields=[field("Bits", "int64")]))),
+    case("reserved struct name", f"{P}.Name", nested(field("Name", "NAME", fields=[field("Bits", "int64")])),
+         id="reserved-struct-name-message-attribute"),
+    # A field would replace a method of the message (encode, size...) or the generated attribute.
+    case("reserved field name", "Encode", top_fields(field("Encode", "int32"))),
+    case("reserved field name", "Size", top_fields(field("Size", "int64")), id="reserved-field-name-size"),
+    case("reserved field name", "ToJson", top_fields(field("ToJson", "bool")), id="reserved-field-name-to-json"),
+    case("reserved field name", f"{P}.UnknownTaggedFields", nested(field("UnknownTaggedFields", "int32")),
+         id="reserved-field-name-unknown-tagged-fields"),
 ]
 # fmt: on
 
@@ -703,3 +711,56 @@ def test_helpers_do_not_share_state():
     a, b = base(), base()
     nested(field("X", "int32"))(a)
     assert b == base() and a != b
+
+
+# --------------------------------------------------------------------------- bad command lines
+
+
+def test_cli_missing_schemas_directory(tmp_path):
+    missing = tmp_path / "no-such-dir"
+    run = run_cli("--schemas", str(missing), "--out", str(tmp_path / "out"), "--package", "pkg")
+    assert run.returncode == 2
+    assert "Traceback" not in run.stderr
+    assert f"--schemas: {missing} does not exist" in run.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_cli_empty_schemas_directory(tmp_path):
+    empty = tmp_path / "schemas"
+    empty.mkdir()
+    run = run_cli("--schemas", str(empty), "--out", str(tmp_path / "out"), "--package", "pkg")
+    assert run.returncode == 2, run.stdout
+    assert run.stderr.strip() == f"no schema (*.json) under {empty}: nothing to generate"
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("package", ["bad-name", "3rd", "class", "a.b"])
+def test_cli_package_that_could_not_be_imported(tmp_path, package):
+    schemas = tmp_path / "schemas"
+    schemas.mkdir()
+    write_schema(schemas / "PingRecord.json", tiny("PingRecord", "metadata", 7))
+    run = run_cli("--schemas", str(schemas), "--out", str(tmp_path / "out"), "--package", package)
+    assert run.returncode == 2
+    assert "Traceback" not in run.stderr
+    assert f"--package: {package!r} is not a Python identifier" in run.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("missing", ["black", "jinja2"])
+def test_cli_without_the_codegen_extra(missing):
+    # sys.modules[name] = None makes `import name` fail as if it were not installed.
+    code = f"import sys; sys.modules[{missing!r}] = None; from codegen.__main__ import main; sys.exit(main(['--check']))"
+    run = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert run.stderr.strip() == (
+        f"python -m codegen needs {missing}, which the codegen extra installs: pip install 'kafka-meta-proto[codegen]'"
+    )
+
+
+def test_method_names_are_free_inside_structs(tmp_path):
+    """Only the message's own fields are attributes of a Message: a struct's may be called Size."""
+    schema = base()
+    nested(field("Size", "int32"), field("Encode", "string"))(schema)
+    msg = load_message(write_schema(tmp_path / "WidgetRequest.json", schema))
+    partition = msg.structs["Partition"]
+    assert [f.py_name for f in partition.fields][-2:] == ["size", "encode"]
