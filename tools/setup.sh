@@ -12,7 +12,8 @@ stamp=".venv/.installed-$(sha1sum pyproject.toml | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   echo "setup: installing the package and its dependencies into .venv" >&2
   .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v '^WARNING: Location' >&2 || true
-  .venv/bin/python -m pip install -q -e '.[dev]' 2>&1 | grep -v '^WARNING: Location' >&2 || true
+  # setuptools' notes about how an editable install works are not problems: keep them out
+  PYTHONWARNINGS="ignore::UserWarning" .venv/bin/python -m pip install -q -e '.[dev]' 2>&1 | grep -v '^WARNING: Location' >&2 || true
   .venv/bin/python -c "import kafka_meta_proto, jinja2, black, hypothesis, pytest" # fails loudly if the install did
   rm -f .venv/.installed-*
   touch "$stamp"

@@ -55,7 +55,7 @@ def _defaults(cls: type) -> dict[str, Any]:
 def _struct(o: Any, version: int, flexible: bool, prefix: str) -> KafkaProtocolError | None:
     cls = type(o)
     infos: tuple[FieldInfo, ...] | None = getattr(cls, "_FIELDS", None)
-    if infos is None or not dataclasses.is_dataclass(o):
+    if infos is None or not dataclasses.is_dataclass(cls):  # (on cls: o stays Any for mypy)
         return None
     defaults = _defaults(cls)
     for info in infos:
