@@ -90,3 +90,55 @@ def test_gzip_members_past_the_limit_are_refused():
     with pytest.raises(CompressionError, match="limit"):
         decompress(CompressionType.GZIP, payload, max_size=5000)
     assert decompress(CompressionType.GZIP, payload, max_size=20000) == b"a" * 20000
+
+
+# --- records per byte ---------------------------------------------------------------------
+
+MINIMAL_RECORD = b"\x0c\x00\x00\x00\x01\x01\x00"  # length 6, attrs, ts 0, offset 0, null key/value
+
+
+def hostile_batch(count: int, codec=CompressionType.ZSTD, header_count: int | None = None,
+                  record: bytes = MINIMAL_RECORD) -> bytes:  # fmt: skip
+    """A batch whose compressed records section holds ``count`` copies of ``record``."""
+    from kafka_meta_proto.log.compression import compress
+    from kafka_meta_proto.log.header import MIN_BATCH_LENGTH, pack_header, seal
+
+    payload = compress(codec, record * count)
+    n = count if header_count is None else header_count
+    header = pack_header(0, MIN_BATCH_LENGTH + len(payload), 0, int(codec), max(n - 1, 0),
+                         0, 0, -1, -1, -1, n)  # fmt: skip
+    return seal(header, payload)
+
+
+def test_list_readers_refuse_a_batch_over_the_record_limit_before_decompressing():
+    from kafka_meta_proto.log import MAX_RECORDS_PER_BATCH, RecordLimitError, decode_batch
+
+    data = hostile_batch(MAX_RECORDS_PER_BATCH + 1)
+    start = time.perf_counter()
+    with pytest.raises(RecordLimitError, match="records count 1000001 .* base offset 0") as info:
+        decode_batch(data)
+    assert info.value.position == 0
+    assert time.perf_counter() - start < 0.1
+    batch, _ = decode_batch(data, max_records=MAX_RECORDS_PER_BATCH + 1)
+    assert len(batch.records) == MAX_RECORDS_PER_BATCH + 1
+
+
+@pytest.mark.parametrize("header_count, match", [(999, "left over"), (1001, "cannot fit|runs past")])
+def test_more_or_fewer_records_than_the_count_is_a_record_count_error(header_count, match):
+    from kafka_meta_proto.log import BufferSource, RecordCountError, decode_batch, scan
+
+    data = hostile_batch(1000, header_count=header_count)
+    with pytest.raises(RecordCountError, match=match) as info:
+        decode_batch(data)
+    assert info.value.position == 0
+    (view,) = scan(BufferSource(data))
+    with pytest.raises(RecordCountError, match=match):
+        for _ in view.records():
+            pass
+
+
+def test_streaming_reads_a_batch_over_the_limit_one_record_at_a_time():
+    from kafka_meta_proto.log import MAX_RECORDS_PER_BATCH, BufferSource, scan
+
+    (view,) = scan(BufferSource(hostile_batch(MAX_RECORDS_PER_BATCH + 5)))
+    assert sum(1 for _ in view.records()) == MAX_RECORDS_PER_BATCH + 5
