@@ -55,6 +55,8 @@ from .kraft_rules import (
     fenced_after,
 )
 from .log.names import METADATA_LOG_DIR
+
+MAX_PROBLEMS_KEPT = 1000  # a lenient image's problems kept; the rest are counted in the last line
 from .message import Message
 from .uuid import Uuid
 
@@ -409,11 +411,45 @@ class MetadataImage:
 
     def replay_segment(self, path: str | os.PathLike, *, min_offset: int = 0) -> MetadataImage:
         """Apply the metadata records of a ``*.log`` segment whose offset is at least ``min_offset``."""
-        from .log import SegmentReader
+        # Read as SegmentReader does (a truncated tail ends it, other damage raises), but each
+        # batch's records one at a time: memory does not grow with a batch's record count.
+        from .log.errors import LogFormatError, TruncatedBatchError
+        from .log.scan import Damage, scan
+        from .log.source import MappedFile
 
-        with SegmentReader(path) as reader:
-            self.replay_batches((batch for _, batch in reader), min_offset=min_offset)
+        path = Path(path)
+        with MappedFile(path) as source:
+            for item in scan(source):
+                if type(item) is Damage:
+                    if isinstance(item.error, TruncatedBatchError):
+                        break
+                    item.error.file = path
+                    raise item.error
+                header = item.header
+                if header.is_control or header.last_offset < min_offset:
+                    continue
+                try:
+                    self._replay_records(header, item.records(), min_offset)
+                except LogFormatError as exc:
+                    exc.file = path
+                    if exc.position is None:
+                        exc.position = exc.offset = item.position
+                    raise
+                self.timestamp = header.max_timestamp
         return self
+
+    def _replay_records(self, batch, records, min_offset: int) -> None:
+        base_offset, epoch = batch.base_offset, batch.partition_leader_epoch
+        for record in records:
+            offset = base_offset + record.offset_delta
+            if offset < min_offset:
+                continue
+            try:
+                decoded = kraft.decode_record_value(record.value)
+            except Exception as exc:
+                self._problem(f"undecodable record: {exc}", offset, None)
+                continue
+            self.apply(decoded, offset=offset, epoch=epoch)
 
     def replay_batches(self, batches: Iterable, *, min_offset: int = 0) -> MetadataImage:
         """Apply the metadata records of record batches (control batches are skipped)."""
@@ -422,16 +458,7 @@ class MetadataImage:
                 batch = batch[1]
             if batch.is_control or batch.last_offset < min_offset:
                 continue
-            for record in batch.records:
-                offset = batch.offset_of(record)
-                if offset < min_offset:
-                    continue
-                try:
-                    decoded = kraft.decode_record_value(record.value)
-                except Exception as exc:
-                    self._problem(f"undecodable record: {exc}", offset, None)
-                    continue
-                self.apply(decoded, offset=offset, epoch=batch.partition_leader_epoch)
+            self._replay_records(batch, batch.records, min_offset)
             self.timestamp = batch.max_timestamp
         return self
 
@@ -467,7 +494,16 @@ class MetadataImage:
         error = ReplayError(message, offset, record)
         if self.strict:
             raise error
-        self.problems.append(str(error))
+        problems = self.problems
+        if len(problems) < MAX_PROBLEMS_KEPT:
+            problems.append(str(error))
+            return
+        # A hostile log can hold millions of undecodable records: keep a count past the first.
+        more = int(problems[-1].split()[1]) + 1 if problems[-1].startswith("... ") else 1
+        if more == 1:
+            problems.append(f"... 1 more problem not kept")
+        else:
+            problems[-1] = f"... {more} more problems not kept"
 
     def _reset(self) -> None:
         fresh = type(self)(strict=self.strict)
