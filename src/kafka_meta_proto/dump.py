@@ -37,7 +37,8 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -279,13 +280,30 @@ class FileSummary:
     undecoded_records: int = 0  # payloads printed as "Error at ..."
     trailing_bytes: int = 0
     errors: list[str] = field(default_factory=list)
+    # The first NON_CONSECUTIVE_KEPT pairs; non_consecutive_count counts them all.
     non_consecutive: list[tuple[int, int]] = field(default_factory=list)
+    non_consecutive_count: int = 0
+    last_offset: int = -1  # of the last record dumped
+
+
+# A batch counting at most this many records is read whole before it is shown (a batch whose
+# records do not parse shows none of them); a larger one is shown one record at a time as it is
+# read, so memory does not grow with the batch (its records up to a parse error are shown).
+EAGER_RECORDS = 4096
+# Non-consecutive offset pairs kept for the report on stderr (a hostile batch can hold millions).
+NON_CONSECUTIVE_KEPT = 1000
+# Record lines written to the output at once.
+LINES_PER_WRITE = 1024
 
 
 def iter_file_batches(
     source: ByteSource, summary: FileSummary
-) -> Iterator[tuple[int, BatchHeader, bool, list[Record] | None]]:
+) -> Iterator[tuple[int, BatchHeader, bool, Iterable[Record] | None]]:
     """``(position, header, CRC valid, records or None)`` for each batch, as Kafka's tool shows them.
+
+    The records are a list for a batch of at most EAGER_RECORDS records, else an iterator reading
+    them one at a time (a parse error ends it, its problem in ``summary.errors``): use them before
+    asking for the next batch.
 
     dump-log's policy over the scan: a batch whose CRC does not match is shown with its records,
     as Kafka shows it; a batch whose records cannot be read comes with None, its problem in
@@ -302,15 +320,33 @@ def iter_file_batches(
             view, valid = item.view, False
         else:
             view, valid = item, True
-        try:
-            records = view.record_list()
-        except LogFormatError as exc:
-            summary.errors.append(f"position {view.position}: {exc.reason}")
-            records = None
+        if view.header.records_count > EAGER_RECORDS:
+            records = _streamed_records(view, summary)
+        else:
+            try:
+                records = view.record_list()
+            except LogFormatError as exc:
+                summary.errors.append(f"position {view.position}: {exc.reason}")
+                records = None
         summary.batches += 1
         if not valid:
             summary.invalid_batches += 1
         yield view.position, view.header, valid, records
+
+
+def _streamed_records(view, summary: FileSummary) -> Iterator[Record]:
+    try:
+        yield from view.records()
+    except LogFormatError as exc:
+        summary.errors.append(f"position {view.position}: {exc.reason}")
+
+
+def header_key_text(name: str) -> str:
+    """A record header key as Kafka's tool prints it: decoded as UTF-8 with each invalid sequence
+    replaced by U+FFFD (Java's ``new String(bytes, UTF_8)``), so it can always be written."""
+    if name.isascii():
+        return name
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _record_line(record: Record, header: BatchHeader, label: str, offset: int) -> str:
@@ -318,7 +354,8 @@ def _record_line(record: Record, header: BatchHeader, label: str, offset: int) -
     key, value = record.key, record.value
     base_sequence = header.base_sequence
     sequence = -1 if base_sequence < 0 else _increment_sequence(base_sequence, record.offset_delta)
-    names = ",".join(name for name, _ in record.headers)
+    headers = record.headers
+    names = ",".join([header_key_text(name) for name, _ in headers]) if headers else ""
     return (
         f"| offset: {offset} {label}: {_timestamp(header, record)} "
         f"keySize: {-1 if key is None else len(key)} "
@@ -334,23 +371,27 @@ def _timestamp(header: BatchHeader, record: Record) -> int:
     return header.base_timestamp + record.timestamp_delta
 
 
-def _batch_lines(
-    header, records, summary: FileSummary, skip_record_metadata: bool, last_offset: int
-):
-    """The lines of a batch's records; returns them and the last record offset seen."""
+def _note_gap(summary: FileSummary, last_offset: int, offset: int) -> None:
+    summary.non_consecutive_count += 1
+    if len(summary.non_consecutive) < NON_CONSECUTIVE_KEPT:
+        summary.non_consecutive.append((last_offset, offset))
+
+
+def _batch_lines(header, records, summary: FileSummary, skip_record_metadata: bool) -> Iterator[str]:
+    """The lines of a batch's records, one at a time (``summary.last_offset`` follows them)."""
     base_offset = header.base_offset
     label = timestamp_label(header)
     control = bool(header.attributes & ATTR_CONTROL)
-    lines = []
+    last_offset = summary.last_offset
     for record in records:
         summary.records += 1
         offset = base_offset + record.offset_delta
         if last_offset != -1 and offset != last_offset + 1:
-            summary.non_consecutive.append((last_offset, offset))
-        last_offset = offset
+            _note_gap(summary, last_offset, offset)
+        last_offset = summary.last_offset = offset
         if skip_record_metadata:
             if control:
-                lines.append("")
+                yield ""
                 continue
             text = ""
         else:
@@ -359,13 +400,12 @@ def _batch_lines(
                 shown, described = control_text(record.key, record.value)
                 if described is None or described.get("error") or described["type"] == "UNKNOWN":
                     summary.undecoded_records += 1
-                lines.append(text + shown)
+                yield text + shown
                 continue
         payload = payload_text(record.value, offset)
         if payload.startswith("Error at "):
             summary.undecoded_records += 1
-        lines.append(f"{text} payload: {payload}")
-    return lines, last_offset
+        yield f"{text} payload: {payload}"
 
 
 def dump_file(
@@ -383,16 +423,17 @@ def dump_file(
     elif file_kind(path.name) is not None:
         summary.errors.append(f"cannot read an offset from the file name {path.name!r}")
     with MappedFile(path, max_bytes) as source:
-        last_offset = -1
         for position, header, valid, records in iter_file_batches(source, summary):
             write(batch_line(header, position, valid) + "\n")
             if records is None:
                 continue
-            lines, last_offset = _batch_lines(
-                header, records, summary, skip_record_metadata, last_offset
-            )
-            if lines:
-                write("\n".join(lines) + "\n")
+            lines = _batch_lines(header, records, summary, skip_record_metadata)
+            if type(records) is list and len(records) <= LINES_PER_WRITE:
+                if records:
+                    write("\n".join(lines) + "\n")
+                continue
+            for chunk in iter(lambda: list(islice(lines, LINES_PER_WRITE)), []):
+                write("\n".join(chunk) + "\n")
         if summary.trailing_bytes and max_bytes is None:
             write(f"Found {summary.trailing_bytes} invalid bytes at the end of {path.name}\n")
     return summary
@@ -536,4 +577,7 @@ def dump(
                 err.write(f"Non-consecutive offsets in {os.path.abspath(path)}\n")
                 for first, second in reversed(summary.non_consecutive):
                     err.write(f"  {first} is followed by {second}\n")
+                more = summary.non_consecutive_count - len(summary.non_consecutive)
+                if more:
+                    err.write(f"  ... and {more} more after those\n")
     return status

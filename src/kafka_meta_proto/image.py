@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -55,6 +55,8 @@ from .kraft_rules import (
     fenced_after,
 )
 from .log.names import METADATA_LOG_DIR
+
+MAX_PROBLEMS_KEPT = 1000  # a lenient image's problems kept; the rest are counted in the last line
 from .message import Message
 from .uuid import Uuid
 
@@ -409,29 +411,53 @@ class MetadataImage:
 
     def replay_segment(self, path: str | os.PathLike, *, min_offset: int = 0) -> MetadataImage:
         """Apply the metadata records of a ``*.log`` segment whose offset is at least ``min_offset``."""
-        from .log import MappedFile, SegmentReader, scan_batches
+        # Each batch's records are read one at a time: memory does not grow with a batch's
+        # record count. A truncated tail ends the segment (as SegmentReader); other damage
+        # raises, or for a lenient image is noted and skipped, as dump-log goes on past it.
+        from .log.errors import LogFormatError, TruncatedBatchError
+        from .log.scan import Damage, scan
+        from .log.source import MappedFile
 
-        if self.strict:
-            with SegmentReader(path) as reader:
-                self.replay_batches((batch for _, batch in reader), min_offset=min_offset)
-            return self
-        # Lenient: damaged stretches are skipped and noted, as dump-log goes on past them.
-        source = MappedFile(path)
-        try:
-            self.replay_batches(self._sound_batches(path, scan_batches(source)), min_offset=min_offset)
-        finally:
-            source.close()
+        path = Path(path)
+        with MappedFile(path) as source:
+            for item in scan(source):
+                if type(item) is Damage:
+                    if isinstance(item.error, TruncatedBatchError):
+                        break
+                    if self.strict:
+                        item.error.file = path
+                        raise item.error
+                    self._problem(f"{item.kind} in {path} at byte {item.position} ({item.length} bytes): "
+                                  f"{item.detail}", None, None)  # fmt: skip
+                    continue
+                header = item.header
+                if header.is_control or header.last_offset < min_offset:
+                    continue
+                try:
+                    self._replay_records(header, item.records(), min_offset)
+                except LogFormatError as exc:
+                    exc.file = path
+                    if exc.position is None:
+                        exc.position = exc.offset = item.position
+                    if self.strict:
+                        raise
+                    self._problem(f"malformed batch in {path} at byte {item.position}: {exc}", None, None)
+                    continue
+                self.timestamp = header.max_timestamp
         return self
 
-    def _sound_batches(self, path, items: Iterable) -> Iterator:
-        from .log import Damage
-
-        for position, item in items:
-            if type(item) is Damage:
-                self._problem(f"{item.kind} in {path} at byte {position} ({item.length} bytes): "
-                              f"{item.detail}", None, None)  # fmt: skip
-            else:
-                yield item
+    def _replay_records(self, batch, records, min_offset: int) -> None:
+        base_offset, epoch = batch.base_offset, batch.partition_leader_epoch
+        for record in records:
+            offset = base_offset + record.offset_delta
+            if offset < min_offset:
+                continue
+            try:
+                decoded = kraft.decode_record_value(record.value)
+            except Exception as exc:
+                self._problem(f"undecodable record: {exc}", offset, None)
+                continue
+            self.apply(decoded, offset=offset, epoch=epoch)
 
     def replay_batches(self, batches: Iterable, *, min_offset: int = 0) -> MetadataImage:
         """Apply the metadata records of record batches (control batches are skipped)."""
@@ -440,16 +466,7 @@ class MetadataImage:
                 batch = batch[1]
             if batch.is_control or batch.last_offset < min_offset:
                 continue
-            for record in batch.records:
-                offset = batch.offset_of(record)
-                if offset < min_offset:
-                    continue
-                try:
-                    decoded = kraft.decode_record_value(record.value)
-                except Exception as exc:
-                    self._problem(f"undecodable record: {exc}", offset, None)
-                    continue
-                self.apply(decoded, offset=offset, epoch=batch.partition_leader_epoch)
+            self._replay_records(batch, batch.records, min_offset)
             self.timestamp = batch.max_timestamp
         return self
 
@@ -485,7 +502,16 @@ class MetadataImage:
         error = ReplayError(message, offset, record)
         if self.strict:
             raise error
-        self.problems.append(str(error))
+        problems = self.problems
+        if len(problems) < MAX_PROBLEMS_KEPT:
+            problems.append(str(error))
+            return
+        # A hostile log can hold millions of undecodable records: keep a count past the first.
+        more = int(problems[-1].split()[1]) + 1 if problems[-1].startswith("... ") else 1
+        if more == 1:
+            problems.append(f"... 1 more problem not kept")
+        else:
+            problems[-1] = f"... {more} more problems not kept"
 
     def _reset(self) -> None:
         fresh = type(self)(strict=self.strict)

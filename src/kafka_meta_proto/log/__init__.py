@@ -20,13 +20,13 @@ import importlib
 # module needing only control records (kraft) or record framing does not load the compression
 # codecs, crc32c or pyarrow.
 _HOMES = {
-    "RecordBatch": "batch", "decode_batch": "batch",
+    "RecordBatch": "batch", "decode_batch": "batch", "MAX_RECORDS_PER_BATCH": "batch",
     "DEFAULT_MAX_DECOMPRESSED": "compression", "CompressionType": "compression", "compress": "compression",
     "decompress": "compression",
     "ControlRecordType": "control", "control_key": "control", "parse_control_key": "control",
     "crc32c": "crc",
     "CompressionError": "errors", "CorruptBatchError": "errors", "LogFormatError": "errors",
-    "TruncatedBatchError": "errors",
+    "TruncatedBatchError": "errors", "RecordCountError": "errors", "RecordLimitError": "errors",
     "BatchHeader": "header", "TimestampType": "header",
     "parse_segment_name": "names", "parse_snapshot_name": "names",
     "Record": "records", "decode_records": "records", "encode_records": "records", "iter_records": "records",
@@ -61,9 +61,12 @@ __all__ = [
     "Damage",
     "DamageKind",
     "LogFormatError",
+    "MAX_RECORDS_PER_BATCH",
     "MappedFile",
     "Record",
     "RecordBatch",
+    "RecordCountError",
+    "RecordLimitError",
     "SegmentFile",
     "SegmentReader",
     "SnapshotFile",

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from ..errors import EncodeError
 from .compression import DEFAULT_MAX_DECOMPRESSED, CompressionType, compress, decompress
 from .control import ControlRecordType, parse_control_key
-from .errors import CorruptBatchError, LogFormatError, TruncatedBatchError
+from .errors import CorruptBatchError, LogFormatError, RecordLimitError, TruncatedBatchError
 from .header import (
     ATTR_COMPRESSION,
     ATTR_CONTROL,
@@ -46,6 +46,14 @@ from .header import (
     seal,
 )
 from .records import Record, encode_records, iter_records
+
+# The most records the all-records readers (decode_batch, BatchReader, SegmentReader,
+# BatchView.decode / record_list) build at once. The decompression limit bounds bytes, not
+# objects: 256 MiB holds ~38 million minimal (7-byte) records, ~150 bytes of Python objects each.
+# A million records is ~150 MiB of objects, and far above what Kafka writes (KRaft's batches
+# hold at most a few thousand records). Larger batches are read one record at a time with
+# scan()'s BatchView.records(), as dump-log does.
+MAX_RECORDS_PER_BATCH = 1_000_000
 
 
 @dataclass(slots=True)
@@ -265,11 +273,26 @@ def _checked_control_records(records: Iterator[Record]) -> Iterator[Record]:
         yield record
 
 
+def check_record_limit(header: BatchHeader, max_records: int = MAX_RECORDS_PER_BATCH) -> None:
+    """RecordLimitError if the batch says it holds more than ``max_records`` records."""
+    count = header.records_count
+    if count > max_records:
+        raise RecordLimitError(
+            f"records count {count} of the batch at base offset {header.base_offset} exceeds "
+            f"the {max_records} records an all-records reader builds at once (stream them)"
+        )
+
+
 def read_records(
-    header: BatchHeader, data: bytes, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED
+    header: BatchHeader,
+    data: bytes,
+    max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
+    max_records: int = MAX_RECORDS_PER_BATCH,
 ) -> tuple[list[Record], tuple | None]:
     """All records of the batch ``data``, and for a compressed one what RecordBatch keeps to
-    write it back unchanged: ``(codec, records bytes, compressed payload)``."""
+    write it back unchanged: ``(codec, records bytes, compressed payload)``. RecordLimitError,
+    before anything is decompressed, for a batch counting more than ``max_records`` records."""
+    check_record_limit(header, max_records)
     codec = header.attributes & ATTR_COMPRESSION
     if codec:
         section, start = records_section(header, data, max_decompressed)
@@ -283,10 +306,13 @@ def read_records(
 
 
 def build_batch(
-    header: BatchHeader, data: bytes, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED
+    header: BatchHeader,
+    data: bytes,
+    max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
+    max_records: int = MAX_RECORDS_PER_BATCH,
 ) -> RecordBatch:
     """The RecordBatch of the sound batch ``data`` (LogFormatError if its records are not)."""
-    records, source = read_records(header, data, max_decompressed)
+    records, source = read_records(header, data, max_decompressed, max_records)
     # The header's fields are RecordBatch's first twelve, in order; the count is len(records).
     return RecordBatch(*header[:12], records, source)
 
@@ -297,12 +323,14 @@ def decode_batch(
     *,
     verify_crc: bool = True,
     max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
+    max_records: int = MAX_RECORDS_PER_BATCH,
 ) -> tuple[RecordBatch, int]:
     """Read the batch starting at ``buf[pos]``; return it and the position just after it.
 
     ``buf`` is any buffer (bytes, bytearray, memoryview, mmap). Raises TruncatedBatchError when
-    ``buf`` ends before the batch does, CorruptBatchError on a CRC mismatch, LogFormatError for
-    anything else malformed, each carrying ``position=pos``.
+    ``buf`` ends before the batch does, CorruptBatchError on a CRC mismatch, RecordLimitError
+    for a batch counting more than ``max_records`` records, LogFormatError for anything else
+    malformed, each carrying ``position=pos``.
     """
     if pos < 0:
         raise ValueError(f"position {pos} is negative")
@@ -314,7 +342,7 @@ def decode_batch(
             data = bytes(data)
         if verify_crc:
             check_crc(header, data)
-        return build_batch(header, data, max_decompressed), pos + size
+        return build_batch(header, data, max_decompressed, max_records), pos + size
     except LogFormatError as exc:
         if exc.position is None:
             exc.position = exc.offset = pos

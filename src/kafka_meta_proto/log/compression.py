@@ -64,8 +64,6 @@ _XERIAL_MAGIC = b"\x82SNAPPY\x00"
 _XERIAL_HEADER = _XERIAL_MAGIC + struct.pack(">ii", 1, 1)
 _XERIAL_BLOCK = 32 * 1024  # snappy-java's default block size, which Kafka uses
 
-# LZ4 cannot expand input more than 255:1 (a run-length byte adds at most 255 bytes).
-_LZ4_MAX_RATIO = 255
 _LZ4_MAGIC = b"\x04\x22\x4d\x18"
 # Frame headers with FLG 0x60 (independent blocks, no checksums, no content size) for each
 # block size, with their header checksum byte: Kafka writes the first. -> block size.
@@ -161,21 +159,52 @@ def _too_large(name: str, max_size: int) -> CompressionError:
     return CompressionError(f"{name} payload expands past the limit of {max_size} bytes")
 
 
+# Payloads of many members or frames are walked by offset, each step fed at most a window of
+# input that doubles while one member lasts: what a library copies per step (its unused input)
+# is bounded by what that member took, so the time is linear in the payload whatever its framing.
+_FIRST_STEP = 256
+_MAX_STEP = 1 << 20
+
+
 def _gzip_decompress(data, max_size: int) -> bytes:
-    out = []
-    total = 0
-    while True:  # one gzip member per pass; GZIPInputStream reads concatenated members
+    # The common case, one member: one call over the whole payload.
+    d = zlib.decompressobj(31)
+    first = d.decompress(data, max_size + 1)
+    if len(first) > max_size:
+        raise _too_large("gzip", max_size)
+    if not d.eof:
+        raise CompressionError("gzip stream ends before its trailer")
+    rest = len(d.unused_data)
+    if not rest:
+        return first
+    # More members (GZIPInputStream reads concatenated members): walk them by offset.
+    view = memoryview(data)
+    out = [first]
+    total = len(first)
+    end = len(view)
+    pos = end - rest
+    while pos < end:
         d = zlib.decompressobj(31)
-        chunk = d.decompress(data, max_size - total + 1)
-        total += len(chunk)
-        if total > max_size:
-            raise _too_large("gzip", max_size)
-        out.append(chunk)
-        if not d.eof:
-            raise CompressionError("gzip stream ends before its trailer")
-        data = d.unused_data
-        if not data:
-            return b"".join(out)
+        step = _FIRST_STEP
+        while True:
+            piece = view[pos : pos + step]
+            chunk = d.decompress(piece, max_size - total + 1)
+            while d.unconsumed_tail and len(chunk) <= max_size - total:
+                total += len(chunk)
+                out.append(chunk)
+                chunk = d.decompress(d.unconsumed_tail, max_size - total + 1)
+            total += len(chunk)
+            if total > max_size:
+                raise _too_large("gzip", max_size)
+            out.append(chunk)
+            if d.eof:
+                pos += len(piece) - len(d.unused_data)
+                break
+            pos += len(piece)
+            if pos >= end:
+                raise CompressionError("gzip stream ends before its trailer")
+            step = min(step * 2, _MAX_STEP)
+    return b"".join(out)
 
 
 def _snappy_raw(block, budget: int, max_size: int) -> bytes:
@@ -211,34 +240,59 @@ def _snappy_decompress(data, max_size: int) -> bytes:
     return b"".join(out)
 
 
+_LZ4_SKIPPABLE = 0x184D2A50  # magic of a skippable frame, low 4 bits free
+_LZ4_BLOCK_SIZES = {4: 64 << 10, 5: 256 << 10, 6: 1 << 20, 7: 4 << 20}
+
+
 def _lz4_decompress(data, max_size: int) -> bytes:
+    """LZ4 frames and skippable frames back to back, walked by offset (linear time)."""
+    view = memoryview(data)
     out = []
     total = 0
     pos = 0
-    end = len(data)
+    end = len(view)
     while True:  # one frame per pass
-        block_max = _LZ4_PLAIN_HEADERS.get(bytes(data[pos : pos + 7]))
+        if end - pos >= 8:
+            (magic,) = _U32LE.unpack_from(view, pos)
+            if magic & 0xFFFFFFF0 == _LZ4_SKIPPABLE:
+                (size,) = _U32LE.unpack_from(view, pos + 4)
+                if size > end - pos - 8:
+                    raise CompressionError("lz4 skippable frame runs past the payload")
+                pos += 8 + size
+                if pos == end:
+                    return b"".join(out)
+                continue
+        block_max = _LZ4_PLAIN_HEADERS.get(bytes(view[pos : pos + 7]))
         if block_max is None:
-            # Not laid out as Kafka writes it: the frame decoder reads (and checks) the rest.
-            out.append(_lz4_decompress_frames(data[pos:], max_size - total))
-            return b"".join(out)
+            # Not laid out as Kafka writes it: find where the frame ends, then let the frame
+            # decoder read (and check) exactly that frame.
+            frame_end, bound = _lz4_frame_extent(view, pos)
+            chunk = _lz4_decode_frame(view[pos:frame_end], bound, max_size - total, max_size)
+            total += len(chunk)
+            out.append(chunk)
+            pos = frame_end
+            if pos == end:
+                return b"".join(out)
+            continue
         # Kafka's layout (independent blocks, no checksums, no content size, header checksum
         # matched above): split the blocks here and decode each alone, which is faster.
         pos += 7
         while True:
             if end - pos < 4:
                 raise CompressionError("lz4 frame ends before its end mark")
-            (word,) = _U32LE.unpack_from(data, pos)
+            (word,) = _U32LE.unpack_from(view, pos)
             pos += 4
             if word == 0:  # end mark
                 break
             size = word & 0x7FFFFFFF
             if size > block_max or size > end - pos:
                 raise CompressionError(f"lz4 block length {size} is too large")
-            block = data[pos : pos + size]
+            block = view[pos : pos + size]
             pos += size
             if not word & 0x80000000:  # high bit set: block stored uncompressed
                 block = lz4.block.decompress(block, uncompressed_size=block_max)
+            else:
+                block = bytes(block)
             total += len(block)
             if total > max_size:
                 raise _too_large("lz4", max_size)
@@ -247,44 +301,57 @@ def _lz4_decompress(data, max_size: int) -> bytes:
             return b"".join(out)
 
 
-def _lz4_decompress_frames(data, max_size: int) -> bytes:
-    """Any LZ4 frames (checksums, content size, linked blocks), by python-lz4's frame decoder."""
-    if len(data) * _LZ4_MAX_RATIO > max_size:
-        return _lz4_decompress_bounded(data, max_size)
-    # Cannot exceed the limit whatever it holds, so decode each frame in one call, after
-    # checking the content size a frame may state (the decoder would allocate it up front).
-    out = []
+def _lz4_frame_extent(view, pos: int) -> tuple[int, int]:
+    """``(end, bound)``: where the LZ4 frame at ``pos`` ends, and the most it can expand to."""
+    end = len(view)
+    if end - pos < 7 or bytes(view[pos : pos + 4]) != _LZ4_MAGIC:
+        raise CompressionError("lz4 payload holds bytes that are not a frame")
+    flg, bd = view[pos + 4], view[pos + 5]
+    if flg >> 6 != 1:
+        raise CompressionError(f"lz4 frame version {flg >> 6} is not supported")
+    block_max = _LZ4_BLOCK_SIZES.get((bd >> 4) & 7)
+    if block_max is None:
+        raise CompressionError(f"lz4 frame block size code {(bd >> 4) & 7} is not valid")
+    p = pos + 7 + (8 if flg & 0x08 else 0) + (4 if flg & 0x01 else 0)
+    block_checksum = 4 if flg & 0x10 else 0
+    bound = 0
     while True:
-        if len(data) >= 14 and data[4] & 0x08 and bytes(data[:4]) == _LZ4_MAGIC:
-            (declared,) = struct.unpack_from("<Q", data, 6)
-            if declared > max_size:
-                raise _too_large("lz4", max_size)
-        chunk, used = lz4.frame.decompress(data, return_bytes_read=True)
-        out.append(chunk)
-        if used >= len(data) or used == 0:
+        if end - p < 4:
+            raise CompressionError("lz4 frame ends before its end mark")
+        (word,) = _U32LE.unpack_from(view, p)
+        p += 4
+        if word == 0:
             break
-        data = data[used:]  # another frame follows (rare)
-    if used != len(data):
-        raise CompressionError("lz4 frame is followed by bytes that are not a frame")
-    return out[0] if len(out) == 1 else b"".join(out)
+        size = word & 0x7FFFFFFF
+        if size > block_max:
+            raise CompressionError(f"lz4 block length {size} is too large")
+        p += size + block_checksum
+        bound += block_max
+    p += 4 if flg & 0x04 else 0
+    if p > end:
+        raise CompressionError("lz4 frame runs past the payload")
+    return p, bound
 
 
-def _lz4_decompress_bounded(data, max_size: int) -> bytes:
-    # Large input: decode frame by frame, never holding more than max_size + 1 bytes.
-    out = []
-    total = 0
-    while True:
-        d = lz4.frame.LZ4FrameDecompressor()
-        chunk = d.decompress(data, max_length=max_size - total + 1)
-        total += len(chunk)
-        if total > max_size:
+def _lz4_decode_frame(frame, bound: int, budget: int, max_size: int) -> bytes:
+    """One whole LZ4 frame by python-lz4's frame decoder, never producing more than ``budget``."""
+    if frame[4] & 0x08:  # a stated content size: the decoder would allocate it up front
+        (declared,) = struct.unpack_from("<Q", frame, 6)
+        if declared > budget:
             raise _too_large("lz4", max_size)
-        out.append(chunk)
+    if bound <= budget:
+        chunk, used = lz4.frame.decompress(frame, return_bytes_read=True)
+    else:
+        d = lz4.frame.LZ4FrameDecompressor()
+        chunk = d.decompress(frame, max_length=budget + 1)
+        if len(chunk) > budget:
+            raise _too_large("lz4", max_size)
         if not d.eof:
             raise CompressionError("lz4 frame ends before its end mark")
-        data = d.unused_data
-        if not data:
-            return b"".join(out)
+        used = len(frame)
+    if used != len(frame) or len(chunk) > budget:
+        raise CompressionError("lz4 frame is not what its block lengths say")
+    return chunk
 
 
 def _zstd_decompress(data, max_size: int) -> bytes:
@@ -293,7 +360,7 @@ def _zstd_decompress(data, max_size: int) -> bytes:
     # buffer of exactly that size. zstd-jni (Kafka) streams frames without a stated size.
     if len(data) >= 6 and bytes(data[:4]) == _ZSTD_MAGIC:
         declared = zstandard.frame_content_size(data)
-        if 0 <= declared <= max_size:
+        if 0 < declared <= max_size:  # (an empty first frame would hide the rest)
             try:
                 return dctx.decompress(data, allow_extra_data=False)
             except zstandard.ZstdError:

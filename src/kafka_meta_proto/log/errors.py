@@ -45,3 +45,13 @@ class TruncatedBatchError(LogFormatError):
 
 class CompressionError(LogFormatError):
     """A compressed records payload that its codec cannot read, or that expands past the limit."""
+
+
+class RecordCountError(LogFormatError):
+    """A batch whose records are more or fewer than its header's records count says."""
+
+
+class RecordLimitError(LogFormatError):
+    """A batch with more records than an all-records reader builds at once (``max_records``,
+    by default ``batch.MAX_RECORDS_PER_BATCH``); stream its records instead (``scan``'s
+    ``BatchView.records()``)."""

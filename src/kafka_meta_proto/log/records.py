@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ..errors import EncodeError
 from .control import ControlRecordType, parse_control_key
-from .errors import LogFormatError
+from .errors import LogFormatError, RecordCountError
 from .varint import read_varint, read_varlong, write_varint, write_varlong
 
 # attributes, timestampDelta, offsetDelta, keyLength, valueLength, headerCount: a byte each at least
@@ -118,7 +118,7 @@ def iter_records(data: bytes, pos: int, count: int) -> Iterator[Record]:
     if count < 0:
         raise LogFormatError(f"negative records count {count}")
     if count > (end - pos) // MIN_RECORD_SIZE:
-        raise LogFormatError(
+        raise RecordCountError(
             f"records count {count} cannot fit in the {end - pos} bytes of records data"
         )
     index = 0
@@ -218,10 +218,17 @@ def iter_records(data: bytes, pos: int, count: int) -> Iterator[Record]:
         exc.reason = f"record {index}: {exc.reason}"
         raise
     except (ValueError, IndexError) as exc:  # a varint reader's reason, or a read past the end
-        reason = str(exc) if isinstance(exc, ValueError) else "record runs past the end of the data"
-        raise LogFormatError(f"record {index}: {reason}") from None
+        if isinstance(exc, ValueError):
+            raise LogFormatError(f"record {index}: {exc}") from None
+        raise RecordCountError(
+            f"record {index}: record runs past the end of the data (fewer records than the "
+            f"count {count})"
+        ) from None
     if pos != end:
-        raise LogFormatError(f"{end - pos} bytes left over after the last of {count} records")
+        raise RecordCountError(
+            f"{end - pos} bytes left over after the last of {count} records (more records, "
+            "or bytes that are none)"
+        )
 
 
 def decode_records(data: bytes, pos: int, count: int) -> list[Record]:

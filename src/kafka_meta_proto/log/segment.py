@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .batch import RecordBatch, build_batch
+from .batch import MAX_RECORDS_PER_BATCH, RecordBatch, build_batch
 from .compression import DEFAULT_MAX_DECOMPRESSED
 from .control import ControlRecordType
 from .errors import LogFormatError, TruncatedBatchError
@@ -46,12 +46,14 @@ class BatchReader:
         skip_corrupt: bool = False,
         verify_crc: bool = True,
         max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
+        max_records: int = MAX_RECORDS_PER_BATCH,
     ):
         self._source = buf if isinstance(buf, ByteSource) else BufferSource(buf)
         self.file = file
         self.skip_corrupt = skip_corrupt
         self.verify_crc = verify_crc
         self.max_decompressed = max_decompressed
+        self.max_records = max_records
         self.truncated_tail: tuple[int, int] | None = None
         self.corrupt_batches = 0
         self.corrupt_positions: list[int] = []
@@ -74,7 +76,7 @@ class BatchReader:
                 error.file = self.file
                 raise error
             try:
-                batch = build_batch(item[1], item[2], self.max_decompressed)
+                batch = build_batch(item[1], item[2], self.max_decompressed, self.max_records)
             except LogFormatError as exc:
                 exc.file = self.file
                 if exc.position is None:
