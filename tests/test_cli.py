@@ -137,7 +137,11 @@ def test_ctrl_c_stops_simulate_jobs_promptly(tmp_path):
          "--jobs", "2", "--records", "400000", "--quiet"],
         stderr=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
-    time.sleep(4)
+    # Wait until the pool is at work (a cluster directory is marked), then press Ctrl-C.
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.glob("cluster-*/.kafka-meta-proto-simulate")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1)
     started = time.monotonic()
     os.killpg(process.pid, signal.SIGINT)
     _, err = process.communicate(timeout=60)

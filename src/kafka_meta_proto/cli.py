@@ -68,6 +68,14 @@ def _chosen(argv: list[str]) -> str | None:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # wherever it lands: while importing, parsing or running
+        print(f"{PROG} {_chosen(argv) or ''}: interrupted".replace(" :", ":"), file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog=PROG, description="Kafka protocol and KRaft metadata tools.")
     parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -93,9 +101,6 @@ def main(argv=None) -> int:
         return module.run(args) or 0
     except BrokenPipeError:  # e.g. piped into `head`
         return 0
-    except KeyboardInterrupt:
-        print(f"{PROG} {args.command}: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
     except ModuleNotFoundError as error:  # a dependency imported when the command needs it
         message = missing_dependency(args.command, error)
         if message is None:

@@ -66,7 +66,7 @@ from .log.header import (
 )
 from .log.names import BOOTSTRAP_CHECKPOINT, leading_offset, parse_snapshot_name, suffix_kind
 from .log.records import Record
-from .log.scan import Damage, scan
+from .log.scanning import Damage, scan
 from .log.source import ByteSource, MappedFile
 
 _CODEC_NAMES = {0: "none", 1: "gzip", 2: "snappy", 3: "lz4", 4: "zstd"}

@@ -415,7 +415,7 @@ class MetadataImage:
         # record count. A truncated tail ends the segment (as SegmentReader); other damage
         # raises, or for a lenient image is noted and skipped, as dump-log goes on past it.
         from .log.errors import LogFormatError, TruncatedBatchError
-        from .log.scan import Damage, scan
+        from .log.scanning import Damage, scan
         from .log.source import MappedFile
 
         path = Path(path)

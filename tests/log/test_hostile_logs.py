@@ -136,7 +136,7 @@ def test_list_readers_refuse_a_batch_over_the_record_limit_before_decompressing(
 @pytest.mark.parametrize("header_count, match", [(999, "left over"), (1001, "cannot fit|runs past")])
 def test_more_or_fewer_records_than_the_count_is_a_record_count_error(header_count, match):
     from kafka_meta_proto.log import BufferSource, RecordCountError, decode_batch
-    from kafka_meta_proto.log.scan import scan
+    from kafka_meta_proto.log.scanning import scan
 
     data = hostile_batch(1000, header_count=header_count)
     with pytest.raises(RecordCountError, match=match) as info:
@@ -150,7 +150,7 @@ def test_more_or_fewer_records_than_the_count_is_a_record_count_error(header_cou
 
 def test_streaming_reads_a_batch_over_the_limit_one_record_at_a_time():
     from kafka_meta_proto.log import MAX_RECORDS_PER_BATCH, BufferSource
-    from kafka_meta_proto.log.scan import scan
+    from kafka_meta_proto.log.scanning import scan
 
     (view,) = scan(BufferSource(hostile_batch(MAX_RECORDS_PER_BATCH + 5)))
     assert sum(1 for _ in view.records()) == MAX_RECORDS_PER_BATCH + 5

@@ -7,7 +7,7 @@ This package is the one place that reads and writes Kafka's log files:
 - ``records``: the records inside a batch; ``control``: control records and their JSON form;
 - ``batch``: RecordBatch, reading one batch and writing one; ``plain_batch``: writing simple
   batches fast;
-- ``scan``: the one walk over a file's batches, naming the damage it recovers from;
+- ``scanning``: ``scan``, the one walk over a file's batches, naming the damage it recovers from;
 - ``segment``: readers of segment and snapshot files, and directory listings;
 - ``names``: the names of the files; ``segment_writer`` and ``snapshot_writer``: writing them.
 
@@ -30,7 +30,8 @@ _HOMES = {
     "BatchHeader": "header", "TimestampType": "header",
     "parse_segment_name": "names", "parse_snapshot_name": "names",
     "Record": "records", "decode_records": "records", "encode_records": "records", "iter_records": "records",
-    "BatchView": "scan", "Damage": "scan", "DamageKind": "scan", "scan": "scan", "scan_batches": "scan",
+    "BatchView": "scanning", "Damage": "scanning", "DamageKind": "scanning", "scan": "scanning",
+    "scan_batches": "scanning",
     "BatchReader": "segment", "SegmentFile": "segment", "SegmentReader": "segment", "SnapshotFile": "segment",
     "SnapshotReader": "segment", "list_segments": "segment", "list_snapshots": "segment",
     "BufferSource": "source", "ByteSource": "source", "MappedFile": "source", "WindowedFile": "source",

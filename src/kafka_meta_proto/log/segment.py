@@ -25,7 +25,7 @@ from .compression import DEFAULT_MAX_DECOMPRESSED
 from .control import ControlRecordType
 from .errors import LogFormatError, TruncatedBatchError
 from .names import parse_segment_name, parse_snapshot_name, snapshot_id
-from .scan import Damage, DamageKind, scan
+from .scanning import Damage, DamageKind, scan
 from .source import BufferSource, ByteSource, MappedFile
 
 

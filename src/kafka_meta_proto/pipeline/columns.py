@@ -20,7 +20,7 @@ from enum import IntEnum, StrEnum
 
 import pyarrow as pa
 
-from ..log.scan import DamageKind
+from ..log.scanning import DamageKind
 
 
 class RowKind(IntEnum):

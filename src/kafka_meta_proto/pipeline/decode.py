@@ -21,7 +21,7 @@ from collections.abc import Iterator
 import pyarrow as pa
 
 from ..log.errors import LogFormatError
-from ..log.scan import Damage, malformed, scan
+from ..log.scanning import Damage, malformed, scan
 from ..log.source import arrow_uri, open_source
 from .columns import ARROW_SCHEMA, COLUMNS, SPARK_DDL, UNIT_CONSTANTS, RowKind
 from .record_decoder import RecordDecoder, _dumps

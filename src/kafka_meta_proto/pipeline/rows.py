@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from ..log.header import ATTR_CONTROL, ATTR_TIMESTAMP_TYPE, BatchHeader
 from ..log.records import Record
-from ..log.scan import Damage, DamageKind
+from ..log.scanning import Damage, DamageKind
 from .columns import (
     ARROW_SCHEMA,
     BATCH_COLUMNS,
