@@ -28,21 +28,24 @@ def simulate_cluster(out_dir, name: str, config: SimulationConfig) -> ClusterRes
 
 
 def _run_in_processes(work: list, jobs: int) -> list[ClusterResult]:
-    """The clusters in ``jobs`` processes; on Ctrl-C the queued ones are dropped and the running
-    ones stopped, instead of the pool finishing its queue first."""
-    from concurrent.futures import ProcessPoolExecutor
+    """The clusters in ``jobs`` processes; on Ctrl-C the pool is terminated at once, queued
+    clusters included, instead of finishing its queue first."""
+    import multiprocessing
 
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_leave_ctrl_c_to_the_parent)
+    pool = multiprocessing.Pool(jobs, initializer=_leave_ctrl_c_to_the_parent)
     try:
-        results = list(pool.map(_simulate_one, work))
+        # get() with a timeout: a wait that Ctrl-C can interrupt
+        results = pool.map_async(_simulate_one, work, chunksize=1).get(timeout=_A_YEAR)
     except BaseException:
-        workers = list((pool._processes or {}).values())  # before shutdown forgets them
-        pool.shutdown(wait=False, cancel_futures=True)
-        for process in workers:
-            process.terminate()
+        pool.terminate()
+        pool.join()
         raise
-    pool.shutdown()
+    pool.close()
+    pool.join()
     return results
+
+
+_A_YEAR = 365 * 24 * 3600.0
 
 
 def _leave_ctrl_c_to_the_parent() -> None:
