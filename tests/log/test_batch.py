@@ -225,3 +225,20 @@ def test_empty_batch():
     assert len(encoded) == 61
     batch, _ = decode_batch(encoded)
     assert batch.records == [] and batch.encode() == encoded
+
+
+def test_create_numbers_records_as_kafkas_builder_does():
+    from kafka_meta_proto.errors import EncodeError
+    from kafka_meta_proto.log.batch import Record, RecordBatch, decode_batch
+
+    mine = [Record(value=b"a"), Record(value=b"b"), Record(value=b"c")]
+    batch = RecordBatch.create(mine, base_offset=10)
+    assert [batch.offset_of(r) for r in batch.records] == [10, 11, 12]
+    assert batch.last_offset_delta == 2 and [r.offset_delta for r in mine] == [0, 0, 0]
+    decoded = decode_batch(batch.encode())
+    decoded = decoded[0] if isinstance(decoded, tuple) else decoded
+    assert [decoded.offset_of(r) for r in decoded.records] == [10, 11, 12]
+    gapped = RecordBatch.create([Record(offset_delta=0), Record(offset_delta=5)])  # compaction leaves gaps
+    assert gapped.last_offset_delta == 5
+    with pytest.raises(EncodeError, match="offset deltas must increase"):
+        RecordBatch.create([Record(offset_delta=3), Record(offset_delta=1)])

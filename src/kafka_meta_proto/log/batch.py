@@ -13,6 +13,7 @@ a record, or the codec, and the payload is compressed anew.
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -130,8 +131,17 @@ class RecordBatch(HeaderFields):
         producer_epoch: int = NO_PRODUCER_EPOCH,
         base_sequence: int = NO_SEQUENCE,
     ) -> RecordBatch:
-        """A new batch with lastOffsetDelta and maxTimestamp derived from ``records``."""
+        """A new batch with lastOffsetDelta and maxTimestamp derived from ``records``.
+
+        Records all at offset delta 0 are numbered 0, 1, 2... as Kafka's batch builder numbers
+        them (copies; the caller's records are left alone); deltas given otherwise must increase."""
         records = list(records)
+        if len(records) > 1:
+            if not any(r.offset_delta for r in records):
+                records = [dataclasses.replace(r, offset_delta=i) for i, r in enumerate(records)]
+            elif any(b.offset_delta <= a.offset_delta for a, b in zip(records, records[1:])):
+                raise EncodeError("the records' offset deltas must increase: "
+                                  f"{[r.offset_delta for r in records][:20]}")  # fmt: skip
         attributes = (
             int(compression)
             | (int(timestamp_type) << 3)
