@@ -277,6 +277,7 @@ class FileSummary:
     batches: int = 0
     records: int = 0
     invalid_batches: int = 0  # stored CRC does not match
+    first_invalid_position: int | None = None
     undecoded_records: int = 0  # payloads printed as "Error at ..."
     trailing_bytes: int = 0
     errors: list[str] = field(default_factory=list)
@@ -331,6 +332,8 @@ def iter_file_batches(
         summary.batches += 1
         if not valid:
             summary.invalid_batches += 1
+            if summary.first_invalid_position is None:
+                summary.first_invalid_position = view.position
         yield view.position, view.header, valid, records
 
 
@@ -564,6 +567,9 @@ def dump(
         summaries.append((path, summary))
         for problem in summary.errors:
             err.write(f"Error in {summary.path}: {problem}\n")
+        if summary.invalid_batches:  # shown as "isvalid: false"; said once here, with where
+            err.write(f"Error in {summary.path}: {summary.invalid_batches} batch(es) fail their CRC check, "
+                      f"the first at position {summary.first_invalid_position}\n")  # fmt: skip
         if (
             summary.errors
             or summary.invalid_batches

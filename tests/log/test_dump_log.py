@@ -466,3 +466,17 @@ def test_diskless_mapping_record_payload(tmp_path):
         ' payload: {"type":"TOPIC_PARTITION_TO_BATCH_COORDINATOR_MAPPING","version":0,"data":'
         '{"partitionIndex":4,"topicId":"ABEiM0RVZneImaq7zN3u_w","batchCoordinatorPartitionIndex":2}}\n'
     )
+
+
+def test_a_crc_mismatch_is_said_once_on_stderr_with_where(tmp_path, capsys):
+    from kafka_meta_proto.log.batch import Record, RecordBatch
+
+    first = RecordBatch.create([Record(value=b"a")], base_offset=0).encode()
+    second = bytearray(RecordBatch.create([Record(value=b"b")], base_offset=1).encode())
+    second[30] ^= 0x01  # in its base timestamp: the CRC no longer matches, the records still parse
+    path = tmp_path / f"{0:020d}.log"
+    path.write_bytes(first + bytes(second))
+    assert cli.main(["dump-log", "--print-data-log", "--deep-iteration", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert "isvalid: false" in out
+    assert err == f"Error in {path}: 1 batch(es) fail their CRC check, the first at position {len(first)}\n"

@@ -30,6 +30,9 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--max-bytes", type=int, metavar="N", help="read only the first N bytes of each file"
     )
+    for flag in ("--print-data-log", "--deep-iteration"):
+        parser.add_argument(flag, action="store_true",
+                            help="accepted as kafka-dump-log takes it; records are always shown")  # fmt: skip
     parser.add_argument(
         "--cluster-metadata-decoder",
         action="store_true",
