@@ -44,7 +44,18 @@ from decimal import Decimal
 from pathlib import Path
 
 from . import kraft
+from .coordinator_records import decode_coordinator_record
+from .dump_coordinators import coordinator_texts
+from .dump_forms import (  # noqa: F401 (re-exported)
+    CLUSTER_METADATA,
+    COORDINATOR_DECODERS,
+    DEFAULT_FORM,
+    DEFAULT_RELEASE,
+    ToolForm,
+    tool_form,
+)
 from .errors import DecodeError
+from .jackson import _dumps, has_float_fields, java_double, kafka_json  # noqa: F401 (re-exported)
 from .log.control import (
     CONTROL_TYPE_NAMES,
     KRAFT_VERSION,
@@ -79,85 +90,6 @@ _CONTROL_LABELS = {  # Kafka's prefix for each KRaft control record type
 }
 BOOTSTRAP_FILENAME = BOOTSTRAP_CHECKPOINT
 INT32_MAX = 2**31 - 1
-
-
-# --- JSON as Kafka's tools write it (Jackson's ObjectNode.toString) ---------------------------
-
-
-def java_double(value: float) -> str:
-    """Java's ``Double.toString``: shortest digits, plain for 1e-3 <= |x| < 1e7, else ``d.dddE±n``."""
-    if value != value:
-        return "NaN"
-    if value in (float("inf"), float("-inf")):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value == 0:
-        return "-0.0" if str(value).startswith("-") else "0.0"
-    sign, digit_tuple, exponent = Decimal(repr(value)).as_tuple()
-    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
-    # value = 0.d1d2... scaled: d1.d2d3... * 10**sci
-    sci = len(digit_tuple) - 1 + exponent
-    prefix = "-" if sign else ""
-    if 1e-3 <= abs(value) < 1e7:
-        if sci >= 0:
-            whole = digits[: sci + 1].ljust(sci + 1, "0")
-            frac = digits[sci + 1 :] or "0"
-            return f"{prefix}{whole}.{frac}"
-        return f"{prefix}0.{'0' * (-sci - 1)}{digits}"
-    return f"{prefix}{digits[0]}.{digits[1:] or '0'}E{sci}"
-
-
-_UPPER_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u00([0-9a-f]{2})")
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
-_dumps_str = json.JSONEncoder(ensure_ascii=False).encode
-
-
-def _java_json(obj) -> str:
-    """The slow path of kafka_json: floats as Java writes them, unknown tagged fields left out."""
-    if isinstance(obj, dict):
-        return (
-            "{"
-            + ",".join(
-                f"{_dumps_str(k)}:{_java_json(v)}"
-                for k, v in obj.items()
-                if k != "_unknownTaggedFields"
-            )
-            + "}"
-        )
-    if isinstance(obj, list):
-        return "[" + ",".join(_java_json(v) for v in obj) + "]"
-    if isinstance(obj, float):
-        text = java_double(obj)
-        return text if text[-1].isdigit() else f'"{text}"'  # Jackson quotes NaN and Infinity
-    return _dumps(obj)
-
-
-def kafka_json(obj, has_floats: bool = False) -> str:
-    """Compact JSON text of a ``to_json`` dict as Kafka's tools print it (Jackson's toString).
-
-    Jackson writes non-ASCII characters as they are and control characters as ``\\u00XX`` with
-    upper-case hex; Kafka's converters leave out unknown tagged fields. Pass ``has_floats`` for
-    a message with float64 fields, so that they are written as Java's ``Double.toString`` does.
-    """
-    text = None if has_floats else _dumps(obj)
-    if text is None or "_unknownTaggedFields" in text:
-        text = _java_json(obj)
-    if "\\u00" in text:
-        text = _UPPER_ESCAPE.sub(lambda m: m.group(1) + "\\u00" + m.group(2).upper(), text)
-    return text
-
-
-_FLOAT_CLASSES: dict[type, bool] = {}
-
-
-def has_float_fields(cls) -> bool:
-    """Whether a message class (or one of its structs) has a float64 field."""
-    known = _FLOAT_CLASSES.get(cls)
-    if known is None:
-        known = _FLOAT_CLASSES[cls] = any(
-            "float64" in info[2] or (info[8] is not None and has_float_fields(info[8]))
-            for info in getattr(cls, "_FIELDS", ())
-        )
-    return known
 
 
 # --- what one batch and one record look like in the dump ------------------------------------
@@ -201,13 +133,15 @@ def batch_line(header: BatchHeader, position: int, valid: bool) -> str:
     )
 
 
-def control_text(key, value) -> tuple[str, dict | None]:
+def control_text(key, value, form: ToolForm = DEFAULT_FORM) -> tuple[str, dict | None]:
     """Kafka's text for a control record, and (type, version, data) for the JSON form."""
     try:
         _, type_id = parse_control_key(key)
     except DecodeError as exc:
         return f" controlType: <{exc.reason}>", None
     name = CONTROL_TYPE_NAMES.get(type_id)
+    if type_id == LEADER_CHANGE and not form.leader_change_json:
+        return f" controlType: {name}({type_id})", {"type": name}  # not decoded before Kafka 4.1
     if name is None:
         return f" controlType: UNKNOWN({type_id})", {
             "type": "UNKNOWN",
@@ -309,13 +243,19 @@ def iter_file_batches(
     dump-log's policy over the scan: a batch whose CRC does not match is shown with its records,
     as Kafka shows it; a batch whose records cannot be read comes with None, its problem in
     ``summary.errors``; at bytes that are no batch, or a batch running past the end, the dump of
-    the file stops (``summary.trailing_bytes``), as Kafka's does.
+    the file stops (``summary.trailing_bytes``), as Kafka's does. A batch cut by the source's
+    limit (``--max-bytes``) in a file that holds more ends the dump without a problem.
     """
     for item in scan(source):
         if type(item) is Damage:
             if item.view is None:  # truncated, or unreadable
-                if not isinstance(item.error, TruncatedBatchError):
+                truncated = isinstance(item.error, TruncatedBatchError)
+                if not truncated:
                     summary.errors.append(f"position {item.position}: {item.error.reason}")
+                if truncated and source.size < getattr(source, "file_size", source.size):
+                    # The cut of --max-bytes fell inside this batch: the dump ends before it,
+                    # as Kafka's does, and that is no damage (the file goes on).
+                    return
                 summary.trailing_bytes = source.size - item.position
                 return
             view, valid = item.view, False
@@ -380,16 +320,28 @@ def _note_gap(summary: FileSummary, last_offset: int, offset: int) -> None:
         summary.non_consecutive.append((last_offset, offset))
 
 
-def _batch_lines(header, records, summary: FileSummary, skip_record_metadata: bool) -> Iterator[str]:
-    """The lines of a batch's records, one at a time (``summary.last_offset`` follows them)."""
+def _batch_lines(
+    header,
+    records,
+    summary: FileSummary,
+    skip_record_metadata: bool,
+    form: ToolForm = DEFAULT_FORM,
+    scope: str | None = None,
+) -> Iterator[str]:
+    """The lines of a batch's records, one at a time (``summary.last_offset`` follows them).
+
+    ``scope``: the coordinator whose records these are (``--offsets-decoder`` and the like), or
+    None for cluster metadata."""
     base_offset = header.base_offset
     label = timestamp_label(header)
     control = bool(header.attributes & ATTR_CONTROL)
     last_offset = summary.last_offset
+    # Kafka's Java tool (4.3 on) compares even the first record of a file with offset -1.
+    check_first = form.java_tool
     for record in records:
         summary.records += 1
         offset = base_offset + record.offset_delta
-        if last_offset != -1 and offset != last_offset + 1:
+        if offset != last_offset + 1 and (last_offset != -1 or check_first):
             _note_gap(summary, last_offset, offset)
         last_offset = summary.last_offset = offset
         if skip_record_metadata:
@@ -397,24 +349,43 @@ def _batch_lines(header, records, summary: FileSummary, skip_record_metadata: bo
                 yield ""
                 continue
             text = ""
+            lead = "| " if form.java_tool else " "
         else:
             text = _record_line(record, header, label, offset)
             if control:
-                shown, described = control_text(record.key, record.value)
+                shown, described = control_text(record.key, record.value, form)
                 if described is None or described.get("error") or described["type"] == "UNKNOWN":
                     summary.undecoded_records += 1
                 yield text + shown
                 continue
-        payload = payload_text(record.value, offset)
-        if payload.startswith("Error at "):
+            lead = " "
+        if scope is None:
+            payload = payload_text(record.value, offset)
+            if payload.startswith("Error at "):
+                summary.undecoded_records += 1
+            yield f"{text}{lead}payload: {payload}"
+            continue
+        key_text, payload, decoded = coordinator_texts(scope, record.key, record.value, offset, form)
+        if not decoded:
             summary.undecoded_records += 1
-        yield f"{text} payload: {payload}"
+        if skip_record_metadata:
+            lead = "| "  # every release indents a key that starts the line
+        line = f"{text}{lead}key: {key_text}"
+        yield line if payload is None else f"{line} payload: {payload}"
 
 
 def dump_file(
-    path, out, *, skip_record_metadata: bool = False, max_bytes: int | None = None
+    path,
+    out,
+    *,
+    skip_record_metadata: bool = False,
+    max_bytes: int | None = None,
+    form: ToolForm = DEFAULT_FORM,
+    scope: str | None = None,
 ) -> FileSummary:
-    """Write Kafka's dump of one segment or snapshot file to ``out`` (a text stream)."""
+    """Write Kafka's dump of one segment or snapshot file to ``out`` (a text stream), in the
+    form of Kafka release ``form``; ``scope`` names the coordinator whose records the file holds
+    (None: cluster metadata)."""
     shown = java_file_text(path)
     path = Path(path)
     summary = FileSummary(shown)
@@ -430,7 +401,7 @@ def dump_file(
             write(batch_line(header, position, valid) + "\n")
             if records is None:
                 continue
-            lines = _batch_lines(header, records, summary, skip_record_metadata)
+            lines = _batch_lines(header, records, summary, skip_record_metadata, form, scope)
             if type(records) is list and len(records) <= LINES_PER_WRITE:
                 if records:
                     write("\n".join(lines) + "\n")
@@ -443,7 +414,11 @@ def dump_file(
 
 
 def iter_json_records(
-    path, *, max_bytes: int | None = None, summary: FileSummary | None = None
+    path,
+    *,
+    max_bytes: int | None = None,
+    summary: FileSummary | None = None,
+    scope: str | None = None,
 ) -> Iterator[dict]:
     """One dict per record of a segment or snapshot (the ``--json`` form).
 
@@ -451,6 +426,11 @@ def iter_json_records(
     ``leaderEpoch``, ``control``, ``crcValid``, ``type``, ``version``, ``data`` (Kafka's JSON form,
     unknown tagged fields kept under ``_unknownTaggedFields``) and ``error`` (None, or why the
     value did not decode; ``type``, ``version`` and ``data`` are then None).
+
+    With ``scope`` (a coordinator's records, as ``COORDINATOR_DECODERS`` names them) ``type`` is
+    the record type's name (``OffsetCommit``, ``GroupMetadata``, ``TransactionLog``...),
+    ``version`` the value's version and ``data`` ``{"key": {...}, "value": {...}}`` (the value
+    None for a tombstone).
     """
     shown = java_file_text(path)
     summary = summary if summary is not None else FileSummary(shown)
@@ -471,10 +451,27 @@ def iter_json_records(
                     "control": control,
                     "crcValid": valid,
                 }
-                obj["type"], obj["version"], obj["data"], obj["error"] = _json_payload(
-                    record, control, summary
-                )
+                if scope is None or control:
+                    payload = _json_payload(record, control, summary)
+                else:
+                    payload = _json_coordinator_payload(scope, record, summary)
+                obj["type"], obj["version"], obj["data"], obj["error"] = payload
                 yield obj
+
+
+def _json_coordinator_payload(scope: str, record: Record, summary: FileSummary) -> tuple:
+    """``type``, ``version``, ``data`` and ``error`` of a coordinator's record in the --json form."""
+    try:
+        if record.key is None:
+            raise DecodeError("the record has no key")
+        decoded = decode_coordinator_record(scope, record.key, record.value)
+        data = {"key": decoded.key.to_json(decoded.key.LOWEST_VERSION), "value": None}
+        if decoded.value is not None:
+            data["value"] = decoded.value.to_json(decoded.value_version)
+    except DecodeError as exc:
+        summary.undecoded_records += 1
+        return None, None, None, str(exc)
+    return decoded.key.NAME.removesuffix("Key"), decoded.value_version, data, None
 
 
 def _json_payload(record: Record, control: bool, summary: FileSummary) -> tuple:
@@ -525,6 +522,14 @@ def _nan_to_text(obj):
     return obj
 
 
+def java_absolute_path(path) -> str:
+    """How java.io.File's getAbsolutePath prints a path: a relative one joined to the working
+    directory (as the system gives it, links resolved) with ``.`` and ``..`` kept as written;
+    nothing is resolved or normalised lexically (that could name another file through a link)."""
+    text = java_file_text(path)
+    return text if text.startswith("/") else java_file_text(f"{os.getcwd()}/{text}")
+
+
 def dump(
     paths,
     out=None,
@@ -533,31 +538,42 @@ def dump(
     skip_record_metadata: bool = False,
     as_json: bool = False,
     max_bytes: int | None = None,
+    form: ToolForm = DEFAULT_FORM,
+    decoder: str = CLUSTER_METADATA,
 ) -> int:
     """Dump every file in turn; 0 when all were read completely, 1 when any had a problem.
 
     A CRC mismatch, a record that does not decode or a truncated tail is shown in the dump and
-    makes the result 1; so does a file that cannot be opened (reported on ``err``).
+    makes the result 1; so does a file that cannot be opened (reported on ``err``). ``form``:
+    the Kafka release whose text to write (``tool_form("3.9")``); ``decoder``: what the records
+    hold, ``CLUSTER_METADATA`` or a key of ``COORDINATOR_DECODERS`` (``"offsets"`` for
+    ``__consumer_offsets``, ``"transaction-log"`` for ``__transaction_state``...).
     """
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
+    if decoder != CLUSTER_METADATA and decoder not in COORDINATOR_DECODERS:
+        raise ValueError(f"unknown decoder {decoder!r}")
+    scope = COORDINATOR_DECODERS.get(decoder)
     status = 0
     summaries = []
     for path in paths:
         name = Path(path).name
         if file_kind(name) is None:
+            if not as_json:  # Kafka names every file before it looks at its suffix
+                out.write(f"Dumping {java_file_text(path)}\n")
+                out.flush()
             err.write(f"Ignoring unknown file {java_file_text(path)}\n")
             status = 1
             continue
         try:
             if as_json:
                 summary = FileSummary(java_file_text(path))
-                for obj in iter_json_records(path, max_bytes=max_bytes, summary=summary):
+                records = iter_json_records(path, max_bytes=max_bytes, summary=summary, scope=scope)
+                for obj in records:
                     out.write(_json_line(obj) + "\n")
             else:
-                summary = dump_file(
-                    path, out, skip_record_metadata=skip_record_metadata, max_bytes=max_bytes
-                )
+                summary = dump_file(path, out, skip_record_metadata=skip_record_metadata,
+                                    max_bytes=max_bytes, form=form, scope=scope)  # fmt: skip
         except BrokenPipeError:
             raise
         except OSError as exc:
@@ -570,6 +586,8 @@ def dump(
         if summary.invalid_batches:  # shown as "isvalid: false"; said once here, with where
             err.write(f"Error in {summary.path}: {summary.invalid_batches} batch(es) fail their CRC check, "
                       f"the first at position {summary.first_invalid_position}\n")  # fmt: skip
+        if summary.trailing_bytes and (max_bytes is not None or as_json):  # not said in the dump
+            err.write(f"Error in {summary.path}: {summary.trailing_bytes} bytes at the end are no complete batch\n")
         if (
             summary.errors
             or summary.invalid_batches
@@ -580,10 +598,21 @@ def dump(
     if not as_json:
         for path, summary in summaries:
             if summary.non_consecutive:
-                err.write(f"Non-consecutive offsets in {os.path.abspath(path)}\n")
-                for first, second in reversed(summary.non_consecutive):
-                    err.write(f"  {first} is followed by {second}\n")
-                more = summary.non_consecutive_count - len(summary.non_consecutive)
-                if more:
-                    err.write(f"  ... and {more} more after those\n")
+                _write_gaps(err, path, summary, form)
     return status
+
+
+def _write_gaps(err, path, summary: FileSummary, form: ToolForm) -> None:
+    """Kafka's report of a file's non-consecutive offsets: the Scala tool lists the newest pair
+    first; the Java tool (4.3 on) keeps one pair per preceding offset, in increasing order."""
+    err.write(f"Non-consecutive offsets in {java_absolute_path(path)}\n")
+    pairs = summary.non_consecutive
+    if form.java_tool:
+        pairs = sorted(dict(pairs).items())
+    else:
+        pairs = list(reversed(pairs))
+    for first, second in pairs:
+        err.write(f"  {first} is followed by {second}\n")
+    more = summary.non_consecutive_count - len(summary.non_consecutive)
+    if more:
+        err.write(f"  ... and {more} more after those\n")

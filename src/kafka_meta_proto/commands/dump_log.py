@@ -1,8 +1,10 @@
 """Dump KRaft metadata log segments and snapshots as kafka-dump-log --cluster-metadata-decoder does.
 
 Each FILE (a *.log segment, a <offset>-<epoch>.checkpoint snapshot or bootstrap.checkpoint) is
-printed in the text form of Kafka's DumpLogSegments: a line per batch, a line per record with its
-decoded payload. --json prints one JSON object per record instead. The exit status is 1 when a
+printed in the text form of Kafka's DumpLogSegments (of the release --kafka-version names): a
+line per batch, a line per record with its decoded payload. --offsets-decoder,
+--transaction-log-decoder and --share-group-state-decoder read the segments of the coordinators'
+topics instead, as Kafka's flags of those names do. --json prints one JSON object per record instead. The exit status is 1 when a
 file could not be read completely (CRC mismatch, undecodable record, truncated tail, unreadable
 file), else 0. See docs/dump-log.md.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 import sys
 
 from .. import dump
+from ..dump_coordinators import has_decoder
 
 
 def add_arguments(parser) -> None:
@@ -33,10 +36,24 @@ def add_arguments(parser) -> None:
     for flag in ("--print-data-log", "--deep-iteration"):
         parser.add_argument(flag, action="store_true",
                             help="accepted as kafka-dump-log takes it; records are always shown")  # fmt: skip
-    parser.add_argument(
+    decoders = parser.add_mutually_exclusive_group()
+    decoders.add_argument(
         "--cluster-metadata-decoder",
         action="store_true",
-        help="accepted for compatibility with kafka-dump-log; records are always decoded as cluster metadata",
+        help="records are KRaft cluster metadata (the default)",
+    )
+    decoders.add_argument("--offsets-decoder", action="store_true",
+                          help="records are the group coordinator's (__consumer_offsets)")  # fmt: skip
+    decoders.add_argument("--transaction-log-decoder", action="store_true",
+                          help="records are the transaction coordinator's (__transaction_state)")  # fmt: skip
+    decoders.add_argument("--share-group-state-decoder", action="store_true",
+                          help="records are the share coordinator's (__share_group_state)")  # fmt: skip
+    parser.add_argument(
+        "--kafka-version",
+        metavar="X.Y",
+        default=dump.DEFAULT_RELEASE,
+        help="write the text as this Kafka release's kafka-dump-log does (3.9 and later; "
+        f"default {dump.DEFAULT_RELEASE})",
     )
 
 
@@ -47,6 +64,19 @@ def run(args) -> int:
     if not paths:
         print("kafka-meta-proto dump-log: no FILE given", file=sys.stderr)
         return 2
+    try:
+        form = dump.tool_form(args.kafka_version)
+    except ValueError as exc:
+        print(f"kafka-meta-proto dump-log: --kafka-version: {exc}", file=sys.stderr)
+        return 2
+    decoder = dump.CLUSTER_METADATA
+    for name, scope in dump.COORDINATOR_DECODERS.items():
+        if getattr(args, f"{name.replace('-', '_')}_decoder"):
+            decoder = name
+            if not has_decoder(scope, form):
+                print(f"kafka-meta-proto dump-log: Kafka {args.kafka_version}'s tool has no --{name}-decoder",
+                      file=sys.stderr)  # fmt: skip
+                return 2
     return dump.dump(
         paths,
         sys.stdout,
@@ -54,4 +84,6 @@ def run(args) -> int:
         skip_record_metadata=args.skip_record_metadata,
         as_json=args.json,
         max_bytes=args.max_bytes,
+        form=form,
+        decoder=decoder,
     )
