@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import io
 import json
+import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from cluster.helpers import copy_metadata_log, init_producer_id, log_files, wait_for
+from cluster.helpers import copy_metadata_log, init_producer_id, log_files, until_settled, wait_for
 from kafka_client import KafkaConnection
 from kafka_meta_proto import dump, message_class
 from kafka_meta_proto.log.batch import Record, RecordBatch
@@ -21,7 +24,7 @@ pytestmark = pytest.mark.cluster
 CreateTopicsRequest = message_class("CreateTopicsRequest")
 
 
-def kafka_dump_log(cluster, files) -> list[str]:
+def kafka_dump_log(cluster, files, decoder: str = "--cluster-metadata-decoder") -> list[str]:
     """Kafka's DumpLogSegments (kafka.tools in 3.9, org.apache.kafka.tools in 4.x)."""
     main = (
         "org.apache.kafka.tools.DumpLogSegments"
@@ -29,11 +32,15 @@ def kafka_dump_log(cluster, files) -> list[str]:
         else "kafka.tools.DumpLogSegments"
     )
     run = subprocess.run(
-        cluster._java(main, "--cluster-metadata-decoder", "--files", ",".join(map(str, files))),
+        cluster._java(main, decoder, "--files", ",".join(map(str, files))),
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
-    return run.stdout.splitlines()
+    # Kafka 3.9's tool logs a line of its own start on stdout through the node's log4j set-up.
+    return [line for line in run.stdout.splitlines() if not LOG4J_LINE.match(line)]
+
+
+LOG4J_LINE = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\] (TRACE|DEBUG|INFO|WARN) ")
 
 
 @pytest.fixture(scope="module")
@@ -218,3 +225,78 @@ def test_faults_planted_in_a_real_log_are_each_found(cluster, tmp_path):
     assert (
         report["balanced"] and report["records_reported"] > 0
     )  # the damaged records are counted, not lost
+
+
+# --- the coordinators' topics, as a real broker writes them --------------------------------
+
+
+def _coordinator_conn(cluster, key: str, key_type: int) -> KafkaConnection:
+    """A connection to the broker coordinating ``key`` (0: a group, 1: a transactional id)."""
+    find = message_class("FindCoordinatorRequest")(key=key, key_type=key_type)
+    with KafkaConnection(*cluster.bootstrap[0]) as conn:
+        answer = until_settled(lambda: conn.send(find, 3).body, lambda a: a.error_code)
+    assert answer.error_code == 0, answer
+    return KafkaConnection(answer.host, answer.port)
+
+
+def _write_coordinator_records(cluster) -> None:
+    """An offset commit for a group (__consumer_offsets) and a transactional producer's
+    registration (__transaction_state), through the coordinators that own them."""
+    topic = CreateTopicsRequest.CreatableTopic(
+        name="dumped", num_partitions=1, replication_factor=1
+    )
+    with KafkaConnection(*cluster.bootstrap[0]) as conn:
+        conn.send(CreateTopicsRequest(topics=[topic], timeout_ms=30000), 5)
+    commit_request = message_class("OffsetCommitRequest")
+    partition = commit_request.OffsetCommitRequestPartition(
+        partition_index=0, committed_offset=17, committed_metadata="dump-log"
+    )
+    request = commit_request(group_id="dump-log-group", generation_id_or_member_epoch=-1, member_id="",
+                             topics=[commit_request.OffsetCommitRequestTopic(name="dumped", partitions=[partition])])  # fmt: skip
+    with _coordinator_conn(cluster, "dump-log-group", 0) as conn:
+        answer = until_settled(lambda: conn.send(request, 8).body,
+                               lambda a: a.topics[0].partitions[0].error_code)  # fmt: skip
+        assert answer.topics[0].partitions[0].error_code == 0, answer
+    init = message_class("InitProducerIdRequest")(
+        transactional_id="dump-log-tx", transaction_timeout_ms=60000
+    )
+    with _coordinator_conn(cluster, "dump-log-tx", 1) as conn:
+        assert (
+            until_settled(lambda: conn.send(init, 4).body, lambda a: a.error_code).error_code == 0
+        )
+
+
+def _coordinator_segments(cluster, topic: str, target) -> list:
+    """Copies of every non-empty segment of ``topic``'s partitions, over all brokers."""
+    found = []
+    for node in cluster.nodes:
+        if not node.is_broker:
+            continue
+        for segment in sorted(cluster.data_dir(node).glob(f"{topic}-*/*.log")):
+            if segment.stat().st_size:
+                copy = target / f"{node.node_id}-{segment.parent.name}"
+                copy.mkdir(parents=True, exist_ok=True)
+                found.append(Path(shutil.copy2(segment, copy / segment.name)))
+    return found
+
+
+@pytest.mark.parametrize("which", ["cluster", "old_cluster"])
+def test_dump_log_reads_a_brokers_coordinator_topics_as_kafka_does(which, request, tmp_path):
+    """The offset commit and transactional id a broker wrote, dumped with --offsets-decoder and
+    --transaction-log-decoder by Kafka's tool and by ours (in the form of that release)."""
+    cluster = request.getfixturevalue(which)
+    _write_coordinator_records(cluster)
+    for topic, flag in (
+        ("__consumer_offsets", "--offsets-decoder"),
+        ("__transaction_state", "--transaction-log-decoder"),
+    ):
+        files = wait_for(
+            lambda: _coordinator_segments(cluster, topic, tmp_path / topic), f"a {topic} segment"
+        )
+        theirs = kafka_dump_log(cluster, files, flag)
+        ours = subprocess.run([sys.executable, "-m", "kafka_meta_proto.cli", "dump-log", flag,
+                               "--kafka-version", cluster.release, *map(str, files)],
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert ours.returncode == 0, ours.stderr
+        assert ours.stdout.splitlines() == theirs
+        assert any(" key: " in line and " payload: " in line for line in theirs)
