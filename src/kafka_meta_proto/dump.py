@@ -1,7 +1,8 @@
-"""Dump KRaft metadata segments and snapshots as Kafka's ``kafka-dump-log --cluster-metadata-decoder`` does.
+"""Dump KRaft metadata segments and snapshots as Kafka's ``kafka-dump-log --cluster-metadata-decoder`` does,
+and the segments of the coordinators' topics as its ``--offsets-decoder`` and friends do.
 
-The text form mirrors ``DumpLogSegments`` of Apache Kafka 4.0/4.1 (the last Scala version of the
-tool, also the one of the diskless fork), line for line::
+The text form mirrors ``DumpLogSegments`` of the Kafka release ``form`` names (``dump_forms``; by
+default 4.1/4.2, the last Scala versions of the tool), line for line::
 
     Dumping <file as given>
     Log starting offset: <base offset from the name>          (a *.log segment)
