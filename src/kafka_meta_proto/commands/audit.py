@@ -6,7 +6,9 @@ holding __cluster_metadata-*/ segments and *.checkpoint snapshots, of one cluste
 simulated fleet, one planted fault per cluster) is written first and audited.
 
 Writes under --out: records, typed/<record type>, batches, quarantine, files and violations
-(one partition per audit) as Parquet, report.txt and report.json; prints the report. Runs on
+(one partition per audit) as Parquet, report.txt and report.json; prints the report. A local
+--out holds the file _AUDIT_INCOMPLETE (and no report) until the run has finished, so an
+interrupted run's tables are not taken for complete ones. Ctrl-C stops the run at once (exit 130). Runs on
 local[2] unless --master (or spark-submit) says otherwise. Needs the spark extra (pyspark,
 pyarrow, pandas) and Java. See docs/pipeline.md.
 """
@@ -42,9 +44,10 @@ def run(args) -> int:
               file=sys.stderr)  # fmt: skip
         return 2
     from ..pipeline import inputs, sample
+    from ..pipeline.interrupts import interruptible
     from ..pipeline.job import NoInputError, run_audit
-    from ..pipeline.report import render
-    from ..pipeline.spark import java_available, under_spark_submit
+    from ..pipeline.report import begin_output, finish_output, render
+    from ..pipeline.spark import java_available, session, under_spark_submit
 
     # Outside spark-submit the driver's JVM starts here, whatever the master (local, spark://, yarn)
     if not under_spark_submit() and not java_available():
@@ -61,6 +64,8 @@ def run(args) -> int:
     if missing:
         print(f"kafka-meta-proto audit: no such file or directory: {', '.join(missing)}", file=sys.stderr)
         return 2
+    # From here until the report is written, the output says that it is not complete.
+    marker = begin_output(inputs.local_path(args.out)) if inputs.is_local(args.out) else None
     if not paths:
         if args.work:
             work = args.work
@@ -71,18 +76,45 @@ def run(args) -> int:
         records = args.sample_records or sample.SAMPLE_RECORDS
         clusters = args.sample_clusters or sample.SAMPLE_CLUSTERS
         seed = sample.SAMPLE_SEED if args.seed is None else args.seed
-        if not args.no_progress:
-            print(f"[audit] writing the built-in sample: {records} records in {clusters} clusters (seed {seed}) to {work}",
-                  file=sys.stderr)  # fmt: skip
-        sample.write_sample(work, records=records, clusters=clusters, seed=seed)
+        _write_sample(sample, work, records, clusters, seed, progress=not args.no_progress)
         paths = [work]
+    spark = session(args.master)
     try:
-        report = run_audit(paths, args.out, master=args.master, chunk_bytes=args.chunk_mb << 20,
-                           progress=not args.no_progress)  # fmt: skip
+        with interruptible(spark):
+            report = run_audit(paths, args.out, spark=spark, chunk_bytes=args.chunk_mb << 20,
+                               progress=not args.no_progress)  # fmt: skip
     except (NoInputError, FileNotFoundError) as exc:
         print(f"kafka-meta-proto audit: {exc}", file=sys.stderr)
         return 2
+    if marker is not None:
+        finish_output(marker)
     sys.stdout.write(render(report, all_files=args.all_files))
     if args.fail_on_violations and report.violations:
         return 1
     return 0 if report.balanced else 1
+
+
+def _write_sample(sample, work: str, records: int, clusters: int, seed: int, progress: bool) -> None:
+    """The built-in sample, with its expected size said first and progress every few seconds."""
+    expected = sample.estimated_bytes(records, clusters)
+    if progress:
+        print(f"[audit] writing the built-in sample: {records} records in {clusters} clusters (seed {seed}), "
+              f"about {expected / 1e6:.1f} MB, to {work}", file=sys.stderr)  # fmt: skip
+        free = _free_bytes(work)
+        if free is not None and free < expected:
+            print(f"[audit] warning: {free / 1e6:.1f} MB free where the sample goes", file=sys.stderr)
+    report = (lambda line: print(line, file=sys.stderr, flush=True)) if progress else None
+    sample.write_sample(work, records=records, clusters=clusters, seed=seed, progress=report)
+
+
+def _free_bytes(directory: str) -> int | None:
+    """Free bytes on the file system that holds (or will hold) ``directory``."""
+    import shutil
+
+    path = os.path.abspath(directory)
+    while not os.path.exists(path) and os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+    try:
+        return shutil.disk_usage(path).free
+    except OSError:
+        return None

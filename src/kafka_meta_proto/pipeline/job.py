@@ -441,11 +441,11 @@ def write_report_files(spark, report: AuditReport) -> None:
     if is_local(report.out):
         import os
 
-        os.makedirs(local_path(report.out), exist_ok=True)
-        with open(os.path.join(local_path(report.out), "report.txt"), "w", encoding="utf-8") as f:
-            f.write(text)
-        with open(os.path.join(local_path(report.out), "report.json"), "w", encoding="utf-8") as f:
-            f.write(payload + "\n")
+        from .report import write_atomically
+
+        os.makedirs(local_path(report.out), exist_ok=True)  # each report file appears whole or not at all
+        write_atomically(os.path.join(local_path(report.out), "report.json"), payload + "\n")
+        write_atomically(os.path.join(local_path(report.out), "report.txt"), text)
     else:
         spark.createDataFrame([(text, payload)], "report STRING, json STRING").coalesce(1).write.mode("overwrite").json(
             f"{report.out}/report"

@@ -1,9 +1,45 @@
-"""The printed report: the files with their record accounting, the typed tables, the audits."""
+"""The printed report: the files with their record accounting, the typed tables, the audits.
+
+Also how a local output directory tells a finished audit from an interrupted one: ``begin_output``
+removes the last run's report files and leaves the INCOMPLETE_MARKER file, the report files are
+written last, each at once (``write_atomically``), and ``finish_output`` removes the marker. An
+output holding the marker, or no report.txt, is the work of a run that did not finish.
+"""
 
 from __future__ import annotations
 
+import os
+
 MAX_FILES = 40
 EXAMPLES = 20  # as job.EXAMPLES
+REPORT_FILES = ("report.txt", "report.json")
+INCOMPLETE_MARKER = "_AUDIT_INCOMPLETE"
+
+
+def begin_output(directory: str) -> str:
+    """Mark a local output directory as being written (the marker's path is returned)."""
+    os.makedirs(directory, exist_ok=True)
+    for name in REPORT_FILES:  # a report left by an earlier run would describe tables being replaced
+        try:
+            os.remove(os.path.join(directory, name))
+        except FileNotFoundError:
+            pass
+    marker = os.path.join(directory, INCOMPLETE_MARKER)
+    write_atomically(marker, "An audit is writing here, or one was interrupted or failed: the tables are not\n"
+                             "complete. A finished run removes this file and leaves report.txt.\n")  # fmt: skip
+    return marker
+
+
+def finish_output(marker: str) -> None:
+    os.remove(marker)
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` so that the file is either absent, as before, or whole."""
+    partial = f"{path}.partial"
+    with open(partial, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(partial, path)
 
 
 def table(headers: list[str], rows: list[list], align: str | None = None) -> list[str]:
@@ -76,8 +112,11 @@ def render(report, all_files: bool = False, max_files: int = MAX_FILES) -> str:
 
     if report.examples:
         out.append(f"Violations (up to {EXAMPLES} per audit; all of them in {report.out}/violations)")
-        rows = [[e["audit"], e["check"], e["cluster"], e["offset"], e["detail"]] for e in report.examples]
-        out += table(["audit", "check", "cluster", "offset", "detail"], rows, "lllrl")
+        # file: the segment or snapshot the violating record was read from ("-" when the
+        # violation belongs to no one file, e.g. a gap between two files)
+        rows = [[e["audit"], e["check"], e["cluster"], e.get("file") or "-", e["offset"], e["detail"]]
+                for e in report.examples]  # fmt: skip
+        out += table(["audit", "check", "cluster", "file", "offset", "detail"], rows, "llllrl")
         out.append("")
     verdict = "every record accounted for" if report.balanced else "RECORD COUNTS DO NOT BALANCE"
     out.append(f"{verdict}; {_n(report.violations)} violation(s)")

@@ -150,13 +150,22 @@ class Progress:
             thread.start()
         try:
             yield
-        finally:
+        except BaseException:
+            # Stopped (Ctrl-C, an error): no "done"; a half-written terminal line is cleared so
+            # that the message that follows stands alone.
             stop.set()
             if thread is not None:
                 thread.join()
-            elapsed = time.perf_counter() - start
-            self.phases.append((name, elapsed))
-            if self.enabled:
-                self._write(f"[audit] {name}: done in {elapsed:.1f} s", final=True)
-            if self.spark is not None:
-                self.spark.sparkContext.setJobDescription(None)
+            if self.tty:
+                self.stream.write("\r\033[K")
+                self.stream.flush()
+            raise
+        stop.set()
+        if thread is not None:
+            thread.join()
+        elapsed = time.perf_counter() - start
+        self.phases.append((name, elapsed))
+        if self.enabled:
+            self._write(f"[audit] {name}: done in {elapsed:.1f} s", final=True)
+        if self.spark is not None:
+            self.spark.sparkContext.setJobDescription(None)
