@@ -27,6 +27,9 @@ def test_audit_command_on_a_small_sample(spark, tmp_path, capsys):
     assert sorted(report["clusters"]) == [f"cluster-{i}" for i in range(6)]
     assert (out / "sample-logs" / "cluster-0" / "__cluster_metadata-0").is_dir()
     assert (out / "typed" / "topic_record").is_dir() and (out / "records").is_dir()
+    # a finished run: the report is there and the marker of an unfinished one is gone
+    assert (out / "report.txt").is_file() and not (out / "_AUDIT_INCOMPLETE").exists()
+    assert "about " in printed.err and " MB, to " in printed.err  # the sample's expected size
 
 
 def test_audit_command_reports_missing_input(spark, tmp_path, capsys):
