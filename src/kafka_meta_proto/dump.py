@@ -41,7 +41,6 @@ import sys
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 
 from . import kraft
