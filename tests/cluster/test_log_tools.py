@@ -106,7 +106,9 @@ def test_shell_answers_as_kafkas_on_the_controllers_files(cluster, metadata_file
         answers = compare_shells(cluster.release, path)
         assert not answers.unexplained(cluster.release), answers.unexplained(cluster.release)[:5]
         assert {reason(cluster.release, a, b) for _, _, a, b in answers.differences} == named
-        assert answers.lines > 1000
+        # how many topics the snapshot holds depends on when the controller took it: several
+        # hundred lines at least (brokers, topics, partitions, configs)
+        assert answers.lines > 500
         tree = "\n".join(answers.kafka["tree /"])
         assert "BrokerRegistration(id=" in tree and "PartitionRegistration(" in tree
 
