@@ -217,6 +217,11 @@ STREAM_PEAK_MIB = 64
 PIPELINE_PEAK_MIB = 192
 LIMIT_MIB = 256
 SECONDS_PER_MIB = 1.0
+SECONDS_PER_RECORD = 40e-6  # dump-log formats a line per record; the pipeline builds a row
+
+
+def time_bound(section: int, records: int) -> float:
+    return 5 + SECONDS_PER_MIB * section / MIB + SECONDS_PER_RECORD * records
 
 
 @pytest.fixture(scope="module")
@@ -292,11 +297,11 @@ def test_dump_log_streams_a_batch_of_many_records(tmp_path, as_json):
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
 def test_dump_log_streams_the_full_hostile_batch(tmp_path, full_hostile_log, as_json):
     body = DUMP.replace("PATH", repr(str(full_hostile_log))).replace("AS_JSON", repr(as_json))
-    outcome, seconds, peak = run_limited(tmp_path, body, extra_mib=LIMIT_MIB, timeout=900)
+    outcome, seconds, peak = run_limited(tmp_path, body, extra_mib=LIMIT_MIB, timeout=3600)
     lines = 0 if as_json else 1 + 1000 + 1
     assert outcome == f"ok (1, {lines})", outcome
     assert peak < STREAM_PEAK_MIB  # a piece and a record, not the 255 MiB section
-    assert seconds < 5 + SECONDS_PER_MIB * FULL * len(MINIMAL_RECORD) / MIB
+    assert seconds < time_bound(FULL * len(MINIMAL_RECORD), FULL)
 
 
 @pytest.mark.parametrize(
@@ -497,6 +502,8 @@ SHAPES = ["gzip-members", "lz4-frames", "lz4-skippable", "snappy-chunks", "zstd-
 def _cases():
     for name in SHAPES:
         for reader in READERS:
+            if name.endswith("38M") and (reader.startswith("dump") or reader == "pipeline" and name != "zstd-38M"):
+                continue  # dump-log on the 38M-record batch: test_dump_log_streams_the_full_hostile_batch
             fast = name in FAST and reader in ("records", "dump-text")
             marks = () if fast else (pytest.mark.slow,)
             yield pytest.param(name, reader, id=f"{name}-{reader}", marks=marks)
@@ -507,7 +514,7 @@ def test_streaming_readers_hold_memory_bounded_by_a_record(tmp_path, name, reade
     path, count, section = write_shape(tmp_path, name)
     body = READERS[reader].replace("PATH", repr(str(path)))
     mib = section / MIB
-    limit = 5 + SECONDS_PER_MIB * mib
+    limit = time_bound(section, count)
     # (pyarrow reserves its arenas when imported and on its first strings: before the baseline)
     prelude = WARM_ARROW if reader == "pipeline" else ""
     outcome, seconds, peak = run_limited(tmp_path, body, extra_mib=LIMIT_MIB, timeout=limit + 60,
@@ -515,4 +522,4 @@ def test_streaming_readers_hold_memory_bounded_by_a_record(tmp_path, name, reade
     assert outcome == f"ok {count}", outcome  # (dump --json: one line per record)
     bound = PIPELINE_PEAK_MIB if reader == "pipeline" else STREAM_PEAK_MIB
     assert peak < (LIMIT_MIB if name.endswith("38M") else bound), (peak, "MiB above the baseline")
-    assert seconds < limit, (seconds, "s for", round(mib), "MiB")
+    assert seconds < limit, (seconds, "s for", round(mib), "MiB and", count, "records")
