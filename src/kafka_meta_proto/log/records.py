@@ -128,7 +128,6 @@ def iter_records(data: bytes, pos: int, count: int) -> Iterator[Record]:
 # reader sees that they overrun it: a record that fails nearer the end of a piece is read again
 # with more bytes after it, so that it fails the same way whatever the piece boundaries.
 _OVERRUN = 64
-_LONGEST_LENGTH = 5  # bytes of a record's length varint, at most
 
 
 def iter_records_in_pieces(pieces: Iterable[bytes], count: int) -> Iterator[Record]:
@@ -188,16 +187,13 @@ def _parse(data: bytes, pos: int, first: int, count: int, stop: list | None) -> 
     position, bytes needed from there]``; ``[count, position, 0]`` once all are read.
     """
     end = len(data)
-    # Where a record's length varint may no longer fit (streaming only: a whole section's last
-    # record ends at ``end``, so the walk never passes it).
-    safe = end if stop is None else end - _LONGEST_LENGTH
     index = first
+    # A length varint cut by the end of ``data`` fails as a read past it: within _OVERRUN of the
+    # end (``record_end`` is still the last record's end, where this one starts), so streaming
+    # reads it again with more bytes.
     start = record_end = pos
     try:
         for index in range(first, count):
-            if pos > safe:
-                stop[:] = index, pos, _LONGEST_LENGTH
-                return
             start = pos
             # Varints are decoded inline when they take one byte (values -64..63) or two
             # (-8192..8191), which covers nearly every field of nearly every record; longer ones
