@@ -15,8 +15,8 @@ time, so what a library copies per call stays small), and the codec's own state:
 - zstd: the frame's window, which zstd's default limit keeps at or under 128 MiB (as for
   zstd-jni, which Kafka uses); Kafka's writers use 2 MiB at level 3.
 
-Input is consumed in windows that grow (doubling) while one member or frame lasts, so a payload
-of many tiny members costs time linear in its size.
+Input is consumed in windows that grow (doubling, from 256 bytes after the first gzip member)
+while one member or frame lasts, so a payload of many tiny members costs time linear in its size.
 """
 
 from __future__ import annotations
@@ -73,9 +73,9 @@ def gzip_pieces(data, max_size: int, piece: int = PIECE, pos: int = 0, total: in
     ``total`` bytes already produced from before ``pos``."""
     view = memoryview(data)
     end = len(view)
+    step = IN_STEP  # the first member, usually the only one, in one window if it is small
     while pos < end:  # one member per pass
         d = zlib.decompressobj(31)
-        step = _FIRST_STEP
         while True:
             window = view[pos : pos + step]
             out = d.decompress(window, piece)
@@ -92,6 +92,7 @@ def gzip_pieces(data, max_size: int, piece: int = PIECE, pos: int = 0, total: in
                 out = d.decompress(d.unconsumed_tail, piece)
             if d.eof:
                 pos += len(window) - len(d.unused_data)
+                step = _FIRST_STEP
                 break
             pos += len(window)
             if pos >= end:
@@ -287,6 +288,16 @@ def zstd_pieces(data, max_size: int, piece: int = PIECE) -> Iterator[bytes]:
     block headers, then the frame is decoded by zstandard's stream reader in pieces."""
     dctx = zstd_decompressor()
     view = memoryview(data)
+    if len(view) >= 6 and bytes(view[:4]) == ZSTD_MAGIC:
+        # One frame stating a size that fits a piece (as this package writes a small batch)
+        # decodes in one call; zstd-jni (Kafka) streams frames without a stated size.
+        declared = zstandard.frame_content_size(view)
+        if 0 < declared <= min(piece, max_size):
+            try:
+                yield dctx.decompress(view, allow_extra_data=False)
+                return
+            except zstandard.ZstdError:
+                pass  # several frames, or damage: the frame walk sorts out which
     total = 0
     pos = 0
     end = len(view)
