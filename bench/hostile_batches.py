@@ -25,9 +25,13 @@ from tests.log import test_hostile_logs as hostile  # noqa: E402
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shapes", nargs="+", default=hostile.SHAPES, choices=hostile.SHAPES)
-    ap.add_argument("--readers", nargs="+", default=list(hostile.READERS), choices=list(hostile.READERS))
+    ap.add_argument(
+        "--readers", nargs="+", default=list(hostile.READERS), choices=list(hostile.READERS)
+    )
     args = ap.parse_args()
-    print(f"{'shape':<15} {'reader':<10} {'section':>9} {'outcome':>12} {'time':>8} {'s/MiB':>6} {'peak':>8}")
+    print(
+        f"{'shape':<15} {'reader':<10} {'section':>9} {'outcome':>12} {'time':>8} {'s/MiB':>6} {'peak':>8}"
+    )
     for name in args.shapes:
         with tempfile.TemporaryDirectory() as tmp:
             path, count, section = hostile.write_shape(Path(tmp), name)

@@ -12,12 +12,25 @@ import pytest
 import zstandard
 
 from kafka_meta_proto.log import BufferSource, LogFormatError, RecordCountError, decode_batch
-from kafka_meta_proto.log.compression import PIECE, CompressionType, compress, decompress, iter_decompress
-from kafka_meta_proto.log.records import Record, encode_records, iter_records, iter_records_in_pieces
+from kafka_meta_proto.log.compression import (
+    PIECE,
+    CompressionType,
+    compress,
+    decompress,
+    iter_decompress,
+)
+from kafka_meta_proto.log.records import (
+    Record,
+    encode_records,
+    iter_records,
+    iter_records_in_pieces,
+)
 from kafka_meta_proto.log.scanning import scan
 
 CODECS = [c for c in CompressionType if c != CompressionType.NONE]
-DATA = b"".join(b"record-%06d:" % i + b"metadata " * (i % 7) for i in range(30000)) + os.urandom(70000)
+DATA = b"".join(b"record-%06d:" % i + b"metadata " * (i % 7) for i in range(30000)) + os.urandom(
+    70000
+)
 # The most a piece may be when a codec's unit comes whole: a raw snappy block, a Kafka LZ4 block.
 WHOLE_UNIT = {CompressionType.SNAPPY: 32 * 1024, CompressionType.LZ4: 64 * 1024}
 
@@ -35,12 +48,18 @@ def _payloads(codec) -> dict[str, bytes]:
     if codec != CompressionType.SNAPPY:  # (a snappy-java stream is read as one stream)
         out["twice"] = packed + packed
     if codec == CompressionType.GZIP:
-        out["members"] = b"".join(gzip.compress(DATA[i : i + 5000], mtime=0) for i in range(0, len(DATA), 5000))
+        out["members"] = b"".join(
+            gzip.compress(DATA[i : i + 5000], mtime=0) for i in range(0, len(DATA), 5000)
+        )
     if codec == CompressionType.LZ4:
-        out["frames with checksums, linked"] = lz4.frame.compress(DATA, block_linked=True, content_checksum=True) * 2
+        out["frames with checksums, linked"] = (
+            lz4.frame.compress(DATA, block_linked=True, content_checksum=True) * 2
+        )
     if codec == CompressionType.ZSTD:
         c = zstandard.ZstdCompressor(write_content_size=False)
-        out["frames, some empty"] = c.compress(b"") + c.compress(DATA) + c.compress(b"") + c.compress(DATA[:99])
+        out["frames, some empty"] = (
+            c.compress(b"") + c.compress(DATA) + c.compress(b"") + c.compress(DATA[:99])
+        )
     return out
 
 
@@ -75,7 +94,9 @@ def test_the_limit_holds_in_pieces(codec):
     payload = compress(codec, DATA)
     expected = _outcome(lambda: decompress(codec, payload, max_size=len(DATA) - 1))
     assert expected[1] is not None and "limit" in expected[1][1]
-    got = _outcome(lambda: b"".join(iter_decompress(codec, payload, max_size=len(DATA) - 1, piece=999)))
+    got = _outcome(
+        lambda: b"".join(iter_decompress(codec, payload, max_size=len(DATA) - 1, piece=999))
+    )
     assert got == expected
     assert b"".join(iter_decompress(codec, payload, max_size=len(DATA))) == DATA
 
@@ -131,7 +152,11 @@ def test_records_read_across_any_piece_boundaries_match_the_whole_reader():
 
 
 def test_a_record_larger_than_many_pieces_is_carried_whole():
-    records = [Record(value=b"a" * 3), Record(offset_delta=1, value=os.urandom(300_000)), Record(offset_delta=2)]
+    records = [
+        Record(value=b"a" * 3),
+        Record(offset_delta=1, value=os.urandom(300_000)),
+        Record(offset_delta=2),
+    ]
     data = encode_records(records)
     pieces = [data[i : i + 1000] for i in range(0, len(data), 1000)]
     assert list(iter_records_in_pieces(pieces, 3)) == records
@@ -148,7 +173,9 @@ def _compressed_batch(records: list[Record], codec, count: int | None = None) ->
 
     payload = compress(codec, encode_records(records))
     n = len(records) if count is None else count
-    header = pack_header(0, MIN_BATCH_LENGTH + len(payload), 0, int(codec), n - 1, 0, 0, -1, -1, -1, n)
+    header = pack_header(
+        0, MIN_BATCH_LENGTH + len(payload), 0, int(codec), n - 1, 0, 0, -1, -1, -1, n
+    )
     return seal(header, payload)
 
 
@@ -160,7 +187,9 @@ def test_a_batch_streamed_over_many_pieces_gives_its_records_and_errors_at_its_p
     assert list(view.records()) == records == decode_batch(data)[0].records
     padded = b"\x00" * 100 + _compressed_batch(records, codec, count=len(records) + 1)
     (view,) = scan(BufferSource(padded), 100)
-    with pytest.raises(RecordCountError, match="record 12000: .*fewer records than the count") as info:
+    with pytest.raises(
+        RecordCountError, match="record 12000: .*fewer records than the count"
+    ) as info:
         for _ in view.records():
             pass
     assert info.value.position is None  # the reader of views places it (malformed, dump-log)

@@ -165,7 +165,9 @@ def lz4_pieces(data, max_size: int, piece: int = PIECE) -> Iterator[bytes]:
             # Not laid out as Kafka writes it: find where the frame ends, then let the frame
             # decoder read (and check) exactly that frame.
             frame_end, bound = _lz4_frame_extent(view, pos)
-            for out in _lz4_frame_pieces(view[pos:frame_end], bound, max_size - total, max_size, piece):
+            for out in _lz4_frame_pieces(
+                view[pos:frame_end], bound, max_size - total, max_size, piece
+            ):
                 total += len(out)
                 yield out
             pos = frame_end

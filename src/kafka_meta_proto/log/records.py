@@ -289,8 +289,8 @@ def _parse(data: bytes, pos: int, first: int, count: int, stop: list | None) -> 
                 raise LogFormatError(f"record length says {length} bytes, its fields take {used}")
             yield Record(attributes, timestamp_delta, offset_delta, key, value, headers)
     except (LogFormatError, ValueError, IndexError) as exc:
-        if stop is not None and end - record_end < _OVERRUN:
-            stop[:] = index, start, record_end - start + _OVERRUN  # read it again with more after it
+        if stop is not None and end - record_end < _OVERRUN:  # read it again with more after it
+            stop[:] = index, start, record_end - start + _OVERRUN
             return
         if isinstance(exc, LogFormatError):
             exc.reason = f"record {index}: {exc.reason}"
