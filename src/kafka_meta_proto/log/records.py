@@ -12,6 +12,7 @@ Values stay bytes: this module frames records, it does not interpret them.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -149,24 +150,32 @@ def iter_records_in_pieces(pieces: Iterable[bytes], count: int) -> Iterator[Reco
 
 
 def _records_across(buf: bytes, following: bytes | None, pieces: Iterator[bytes], count: int) -> Iterator[Record]:  # fmt: skip
-    stop = [0, 0, 0]  # where _parse stopped: (record index, position in buf, bytes it needs)
+    # where _parse stopped: record index, position in buf, bytes it needs from there, and the
+    # record's length when it runs past buf (else None)
+    stop: list = [0, 0, 0, None]
     index = pos = 0
     while following is not None:
         yield from _parse(buf, pos, index, count, stop)
-        index, pos, need = stop
+        index, pos, need, length = stop
         if index == count and not need:  # every record read: whatever follows is left over
             left = len(buf) - pos + len(following) + sum(len(piece) for piece in pieces)
             if left:
                 raise RecordCountError(_left_over(left, count))
             return
-        # Carry the unfinished record over, with as many pieces as it needs.
-        parts = [buf[pos:]]
-        have = len(parts[0])
-        while following is not None and have < need:
-            parts.append(following)
-            have += len(following)
+        # Carry the unfinished record over, with as many pieces as it needs, into one buffer
+        # that grows in place (BytesIO hands its buffer over without a copy): a large record
+        # is held once, not once in pieces and again joined.
+        carry = io.BytesIO()
+        carry.write(memoryview(buf)[pos:])
+        buf = b""
+        while following is not None and carry.tell() < need:
+            carry.write(following)
             following = next(pieces, None)
-        buf = b"".join(parts)
+        if carry.tell() < need and length is not None:  # (the error the whole reader gives)
+            raise LogFormatError(
+                f"record {index}: record length {length} is too small or runs past the data"
+            )
+        buf = carry.getvalue()
         pos = 0
     yield from _parse(buf, pos, index, count, None)
 
@@ -184,7 +193,8 @@ def _parse(data: bytes, pos: int, first: int, count: int, stop: list | None) -> 
     With ``stop`` None the data must end exactly after the last (a RecordCountError if not).
     With ``stop`` a list, more data follows: the walk ends before a record not wholly in
     ``data`` (or failing too near its end to tell why), setting ``stop`` to ``[index,
-    position, bytes needed from there]``; ``[count, position, 0]`` once all are read.
+    position, bytes needed from there, the record's length if it runs past data]``; ``[count,
+    position, 0, None]`` once all are read.
     """
     end = len(data)
     index = first
@@ -211,7 +221,7 @@ def _parse(data: bytes, pos: int, first: int, count: int, stop: list | None) -> 
             record_end = pos + length
             if length < MIN_RECORD_BODY or record_end > end:
                 if stop is not None and length >= MIN_RECORD_BODY:
-                    stop[:] = index, start, record_end - start
+                    stop[:] = index, start, record_end - start, length
                     return
                 raise LogFormatError(f"record length {length} is too small or runs past the data")
 
@@ -290,7 +300,7 @@ def _parse(data: bytes, pos: int, first: int, count: int, stop: list | None) -> 
             yield Record(attributes, timestamp_delta, offset_delta, key, value, headers)
     except (LogFormatError, ValueError, IndexError) as exc:
         if stop is not None and end - record_end < _OVERRUN:  # read it again with more after it
-            stop[:] = index, start, record_end - start + _OVERRUN
+            stop[:] = index, start, record_end - start + _OVERRUN, None
             return
         if isinstance(exc, LogFormatError):
             exc.reason = f"record {index}: {exc.reason}"
@@ -302,7 +312,7 @@ def _parse(data: bytes, pos: int, first: int, count: int, stop: list | None) -> 
             f"count {count})"
         ) from None
     if stop is not None:
-        stop[:] = count, pos, 0
+        stop[:] = count, pos, 0, None
     elif pos != end:
         raise RecordCountError(_left_over(end - pos, count))
 
