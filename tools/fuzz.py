@@ -612,18 +612,19 @@ def _streamed_read(data):
 
 
 def _pieces_read(data):
-    """The first batch's records read across LOG_PIECE pieces, as ("ok", n) or ("error", type)."""
+    """The first batch's records read across LOG_PIECE pieces, as ("ok", n) or ("error", type);
+    None for an uncompressed or control batch."""
     from kafka_meta_proto.log import LogFormatError
     from kafka_meta_proto.log.batch import read_frame
     from kafka_meta_proto.log.compression import iter_decompress
-    from kafka_meta_proto.log.header import ATTR_COMPRESSION, HEADER_SIZE
+    from kafka_meta_proto.log.header import ATTR_COMPRESSION, ATTR_CONTROL, HEADER_SIZE
     from kafka_meta_proto.log.records import iter_records_in_pieces
 
     try:
         header = read_frame(data, 0, len(data))
         codec = header.attributes & ATTR_COMPRESSION
-        if not codec:
-            return None
+        if not codec or header.attributes & ATTR_CONTROL:
+            return None  # (the streaming reader checks control keys too: not compared)
         end = 12 + header.batch_length
         pieces = iter_decompress(codec, data[HEADER_SIZE:end], piece=LOG_PIECE)
         return "ok", sum(1 for _ in iter_records_in_pieces(pieces, header.records_count))
