@@ -148,7 +148,8 @@ class UnitRows:
         beyond them as lost.
         """
         position, header = view.position, view.header
-        marks = [buffer.count for buffer in (self.records, self.batches, self.issues)]
+        buffers = (self.records, self.batches, self.issues)
+        marks = [len(buffer.columns[0]) for buffer in buffers]  # to drop the batch's rows
         control = header.attributes & ATTR_CONTROL
         fill = self._control_records if control else self._metadata_records
         names: list[str] = []
@@ -163,7 +164,7 @@ class UnitRows:
         except LogFormatError as exc:
             damage = malformed(view, exc)
             if not handed_on:
-                for buffer, mark in zip((self.records, self.batches, self.issues), marks):
+                for buffer, mark in zip(buffers, marks):
                     buffer.truncate(mark)
                 self.add_damage(damage)
             else:
@@ -187,7 +188,9 @@ class UnitRows:
         b_crc_ok(True)
         b_offsets_ok(offsets_ok and last_ok)
         b_control_types(control_types)
-        yield from self.full()
+        rows = self.batch_rows
+        if any(len(b.columns[0]) >= rows or b.size >= ROW_BYTES for b in buffers):
+            yield from self.full()
 
     def _cut_short(self, damage: Damage, read: int) -> None:
         """The rows of a batch whose records stopped parsing after ``read`` of them were handed
