@@ -95,3 +95,38 @@ def test_fuzz_finds_planted_bugs(fuzz, capsys, tmp_path, monkeypatch):
     assert len(bytes.fromhex(planted_error["hex"])) % 40 == 1
     assert planted_error["message"] == "MetadataRequest"
     assert re.search(r"^--- (exception|hang|slow|memory): MetadataRequest v\d+", out, re.M)  # printed
+
+
+def test_fuzz_logs_short(fuzz, capsys, tmp_path):
+    """The log readers and dump-log on mutated batches, hostile shapes among the seeds."""
+    report = tmp_path / "logs.jsonl"
+    code, (n, clean, errors, other, slow), out = run(
+        fuzz, capsys, "--logs", "--budget", "300", "--seed", "1", "--jobs", "1", "--mem-every", "20",
+        "--report", str(report),
+    )
+    assert n == 300 and clean + errors + other == n
+    assert other == 0 and code == 0, out
+    assert clean > 0 and errors > 0
+
+
+def test_fuzz_logs_finds_planted_bugs(fuzz, capsys, tmp_path, monkeypatch):
+    """A streaming reader that raises IndexError on some inputs, and one that holds 8 MB."""
+    real = fuzz._streamed_read
+
+    def planted(data):
+        if len(data) % 7 == 1:
+            raise IndexError("planted")
+        if len(data) % 7 == 2:
+            ballast = bytearray(8_000_000)
+            del ballast
+        return real(data)
+
+    monkeypatch.setattr(fuzz, "_streamed_read", planted)
+    report = tmp_path / "planted.jsonl"
+    code, (n, clean, errors, other, slow), out = run(
+        fuzz, capsys, "--logs", "--budget", "150", "--seed", "4", "--jobs", "1", "--mem-every", "1",
+        "--report", str(report),
+    )
+    assert code == 1 and other > 0
+    kinds = {json.loads(x).get("kind") for x in report.read_text().splitlines()[1:-1]}
+    assert {"exception", "memory"} <= kinds, kinds

@@ -3,6 +3,10 @@
 
     .venv/bin/python tools/fuzz.py --budget 1000000 --seed 7 [--jobs 2] [--only FetchRequest ...]
                                    [--report fuzz-report.jsonl]
+    .venv/bin/python tools/fuzz.py --logs --budget 100000 --seed 7   # the log readers instead
+
+With ``--logs`` the inputs are mutated record batches (hostile shapes among the seeds) read by the
+batch readers, whole and streamed, and by dump-log: see "Log readers" below for what counts.
 
 Seeds (valid encodings): every golden vector under ../shared/kafka-reference/vectors (both trees)
 whose message and version this package ships, plus a few messages per (message, version) built by
@@ -388,6 +392,7 @@ class Settings:
     timeout: float = 5.0
     mem_every: int = 200  # check allocations on one input in this many
     max_findings: int = 1000
+    logs: bool = False  # fuzz the log readers instead of the message decoders
 
 
 @dataclass
@@ -502,18 +507,227 @@ def check_input(cls, name, version, seed_version, data, ops, check_memory: bool)
     return "clean", None, slow
 
 
+# -- Log readers (--logs) ----------------------------------------------------------------------
+#
+# Seeds are record batches: ordinary ones in every codec, a control batch, two batches back to
+# back, and the hostile shapes (thousands of records from a small payload, a count of
+# 2**31 - 1, thousands of gzip members, LZ4 frames and skippable frames, snappy chunks and zstd
+# frames). Each input is read with the CRC unchecked (so that mutations reach the records) by the
+# whole-batch reader (decode_batch), the streaming one (scan + BatchView.records, and the pieces
+# reader with 4 KiB pieces), and dump-log (text and --json). "other": any exception but a
+# DecodeError from the readers, any exception from dump-log, a streamed result other than the
+# whole reader's (other records, or success where it fails, or failure where it succeeds), a
+# streaming read whose traced allocations pass LOG_MEMORY_BASE + LOG_MEMORY_PER_BYTE per input
+# byte, or a read past --timeout; "slow": over LOG_SLOW_SECONDS (fastest of three).
+
+LOG_TARGET = ("log", 2)
+LOG_SLOW_SECONDS = 0.25
+LOG_MEMORY_BASE = 4 << 20  # a few decompressed pieces (1 MiB each) and the record being read
+LOG_MEMORY_PER_BYTE = 64
+LOG_PIECE = 4096  # the pieces reader's piece size: records cross piece boundaries all the time
+
+
+def log_seeds() -> list[bytes]:
+    import gzip
+    import struct
+
+    import cramjam
+    import lz4.block
+    import lz4.frame
+    import zstandard
+
+    from kafka_meta_proto.log import CompressionType, Record, RecordBatch, control_key
+    from kafka_meta_proto.log.compression import compress
+    from kafka_meta_proto.log.header import MIN_BATCH_LENGTH, pack_header, seal
+    from kafka_meta_proto.log.records import encode_records
+
+    noop = b"\x01\x14\x00\x00"
+    minimal = b"\x0c\x00\x00\x00\x01\x01\x00"  # a record with null key and value
+
+    def batch(codec, payload: bytes, count: int) -> bytes:
+        header = pack_header(0, MIN_BATCH_LENGTH + len(payload), 0, int(codec), max(count - 1, 0),
+                             0, 0, -1, -1, -1, count)  # fmt: skip
+        return seal(header, payload)
+
+    records = [Record(value=noop, headers=[("h", b"v")]), Record(key=b"k", value=b"\x01\x02\x00\x00"),
+               Record(value=bytes(range(200)))]  # fmt: skip
+    seeds = [RecordBatch.create(records, compression=c).encode() for c in CompressionType]
+    marker = Record(key=control_key(0), value=b"\x00\x00\x00\x00\x00\x00")
+    seeds.append(RecordBatch.create([marker], control=True).encode())
+    seeds.append(seeds[0] + seeds[4])
+    lz4_empty = lz4.frame.compress(b"", block_size=lz4.frame.BLOCKSIZE_MAX64KB, content_checksum=False)
+    one = compress(CompressionType.GZIP, minimal)
+    kafka_lz4 = lz4.frame.compress(minimal, block_size=lz4.frame.BLOCKSIZE_MAX64KB, block_linked=False,
+                                   content_checksum=False, store_size=False)  # fmt: skip
+    seeds += [
+        batch(CompressionType.ZSTD, zstandard.ZstdCompressor().compress(minimal * 5_000), 5_000),
+        batch(CompressionType.GZIP, gzip.compress(minimal * 5_000, mtime=0), 5_000),
+        batch(CompressionType.ZSTD, zstandard.ZstdCompressor().compress(minimal * 50), 2**31 - 1),
+        batch(CompressionType.GZIP, gzip.compress(b"", mtime=0) * 2000 + one, 1),
+        batch(CompressionType.LZ4, struct.pack("<II", 0x184D2A50, 0) * 2000 + kafka_lz4, 1),
+        batch(CompressionType.LZ4, lz4.frame.compress(minimal, content_checksum=True) * 1000, 1000),
+        batch(CompressionType.SNAPPY, b"\x82SNAPPY\x00" + struct.pack(">ii", 1, 1)
+              + (struct.pack(">i", len(b := bytes(cramjam.snappy.compress_raw(minimal)))) + b) * 1000, 1000),
+        batch(CompressionType.ZSTD, zstandard.ZstdCompressor().compress(minimal) * 1000, 1000),
+        batch(CompressionType.NONE, encode_records([Record(value=bytes(40_000))]), 1),
+    ]  # fmt: skip
+    return seeds
+
+
+def build_log_corpus() -> Corpus:
+    seeds = log_seeds()
+    return Corpus([LOG_TARGET], {LOG_TARGET: seeds}, {LOG_TARGET[0]: [LOG_TARGET[1]]}, generated=len(seeds))
+
+
+def _whole_read(data):
+    from kafka_meta_proto.log import LogFormatError, decode_batch
+
+    try:
+        return "ok", decode_batch(data, verify_crc=False)[0].records
+    except LogFormatError as exc:
+        return "error", exc
+
+
+def _streamed_read(data):
+    """Every batch's records by the streaming reader; for the batch at position 0, ("ok",
+    records) or ("error", exc); None when no batch with sound framing starts there."""
+    from kafka_meta_proto.log import BufferSource, LogFormatError
+    from kafka_meta_proto.log.scanning import Damage, scan
+
+    first = None
+    for item in scan(BufferSource(data), verify_crc=False):
+        if type(item) is Damage:
+            continue
+        records = []
+        try:
+            for record in item.records():
+                if item.position == 0:
+                    records.append(record)
+            outcome = ("ok", records)
+        except LogFormatError as exc:
+            outcome = ("error", exc)
+        if item.position == 0:
+            first = outcome
+    return first
+
+
+def _pieces_read(data):
+    """The first batch's records read across LOG_PIECE pieces, as ("ok", n) or ("error", type);
+    None for an uncompressed or control batch."""
+    from kafka_meta_proto.log import LogFormatError
+    from kafka_meta_proto.log.batch import read_frame
+    from kafka_meta_proto.log.compression import iter_decompress
+    from kafka_meta_proto.log.header import ATTR_COMPRESSION, ATTR_CONTROL, HEADER_SIZE
+    from kafka_meta_proto.log.records import iter_records_in_pieces
+
+    try:
+        header = read_frame(data, 0, len(data))
+        codec = header.attributes & ATTR_COMPRESSION
+        if not codec or header.attributes & ATTR_CONTROL:
+            return None  # (the streaming reader checks control keys too: not compared)
+        end = 12 + header.batch_length
+        pieces = iter_decompress(codec, data[HEADER_SIZE:end], piece=LOG_PIECE)
+        return "ok", sum(1 for _ in iter_records_in_pieces(pieces, header.records_count))
+    except LogFormatError as exc:
+        return "error", type(exc).__name__
+
+
+def _dump(data, directory: Path) -> None:
+    from kafka_meta_proto.dump import dump_file, iter_json_records
+
+    path = directory / "00000000000000000000.log"
+    path.write_bytes(data)
+    dump_file(path, _NULL_TEXT)
+    for _ in iter_json_records(path):
+        pass
+
+
+class _NullText:
+    def write(self, text: str) -> int:
+        return len(text)
+
+
+_NULL_TEXT = _NullText()
+
+
+def _same_outcome(whole, streamed) -> str | None:
+    """Why the streaming reader's first batch differs from the whole reader's, or None. When both
+    fail they may name different problems: the whole reader decompresses everything, then frames
+    every record, then checks control keys, where the streaming one meets them in batch order."""
+    from kafka_meta_proto.log import RecordLimitError
+
+    if streamed is None or (whole[0] == "error" and isinstance(whole[1], RecordLimitError)):
+        return None  # no batch at 0 (the whole reader says why), or too many for a list
+    if whole[0] == "ok":
+        if streamed[0] != "ok" or streamed[1] != whole[1]:
+            return f"whole read {len(whole[1])} records, streamed {streamed[0]}"
+        return None
+    if streamed[0] == "ok":
+        return f"whole read failed ({whole[1].reason}), streamed read {len(streamed[1])} records"
+    return None
+
+
+def check_log_input(data: bytes, ops, check_memory: bool, directory: Path):
+    """Classify one log input as check_input does a message."""
+    name, version = LOG_TARGET
+    t0 = time.perf_counter()
+    try:
+        whole = _whole_read(data)
+        streamed = _streamed_read(data)
+        pieces = _pieces_read(data)
+    except Exception as exc:  # noqa: BLE001 - the whole point
+        return "other", _finding("exception", name, version, version, data, ops, repr(exc), traceback.format_exc()), None
+    elapsed = time.perf_counter() - t0
+    try:
+        _dump(data, directory)
+    except Exception as exc:  # noqa: BLE001 - dump-log reports problems, it never raises
+        return "other", _finding("dump-exception", name, version, version, data, ops, repr(exc), traceback.format_exc()), None
+    slow = None
+    if elapsed > LOG_SLOW_SECONDS:  # re-timed twice: the fastest of three counts
+        for _ in range(2):
+            t0 = time.perf_counter()
+            _whole_read(data), _streamed_read(data), _pieces_read(data)
+            elapsed = min(elapsed, time.perf_counter() - t0)
+        if elapsed > LOG_SLOW_SECONDS:
+            slow = _finding("slow", name, version, version, data, ops, f"{elapsed * 1000:.1f} ms")
+    problem = _same_outcome(whole, streamed)
+    if problem is None and pieces is not None and streamed is not None and pieces[0] != streamed[0]:
+        problem = f"read across {LOG_PIECE}-byte pieces: {pieces}, streamed: {streamed[0]}"
+    if problem:
+        return "other", _finding("streamed-differs", name, version, version, data, ops, problem), slow
+    if check_memory:
+        tracemalloc.start()
+        try:
+            _streamed_read(data)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        limit = LOG_MEMORY_BASE + LOG_MEMORY_PER_BYTE * len(data)
+        if peak > limit:
+            detail = f"streaming read allocated {peak} bytes (limit {limit} for {len(data)} input bytes)"
+            return "other", _finding("memory", name, version, version, data, ops, detail), slow
+    return ("clean" if whole[0] == "ok" else "error"), None, slow
+
+
 # -- Running chunks ----------------------------------------------------------------------------
 
 _STATE: dict = {}
 
 
 def _init_worker(seed: int, only, vectors, settings: Settings) -> None:
-    if _STATE.get("key") != (seed, tuple(only or ()), str(vectors)):
-        _STATE["corpus"] = build_corpus(seed, only, vectors)
-        _STATE["key"] = (seed, tuple(only or ()), str(vectors))
+    key = (seed, tuple(only or ()), str(vectors), settings.logs)
+    if _STATE.get("key") != key:
+        _STATE["corpus"] = build_log_corpus() if settings.logs else build_corpus(seed, only, vectors)
+        _STATE["key"] = key
     _STATE["seed"] = seed
     _STATE["settings"] = settings
-    _STATE["classes"] = {n: message_class(n) for n in _STATE["corpus"].versions}
+    if settings.logs:
+        import tempfile
+
+        _STATE["classes"] = {}
+        _STATE["directory"] = Path(tempfile.mkdtemp(prefix="kmp-fuzz-logs-"))
+    else:
+        _STATE["classes"] = {n: message_class(n) for n in _STATE["corpus"].versions}
     alarm = hasattr(signal, "setitimer") and settings.timeout > 0
     try:
         if alarm:
@@ -540,7 +754,10 @@ def run_chunk(job: tuple[int, int]) -> ChunkResult:
         if alarm:
             signal.setitimer(signal.ITIMER_REAL, settings.timeout)
         try:
-            kind, finding, slow = check_input(classes[name], name, version, seed_version, data, ops, check_mem)
+            if settings.logs:
+                kind, finding, slow = check_log_input(data, ops, check_mem, _STATE["directory"])
+            else:
+                kind, finding, slow = check_input(classes[name], name, version, seed_version, data, ops, check_mem)
         except Hang:
             detail = f"not done after {settings.timeout} s"
             kind, finding, slow = "other", _finding("hang", name, version, seed_version, data, ops, detail), None
@@ -586,7 +803,11 @@ def parse_args(argv):
     p.add_argument("--mem-every", type=int, default=200, help="trace allocations of one input in N (0: never)")
     p.add_argument("--max-findings", type=int, default=1000, help="findings kept for the report")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.add_argument("--logs", action="store_true",
+                   help="fuzz the record batch readers and dump-log instead of the message decoders")  # fmt: skip
     args = p.parse_args(argv)
+    if args.logs and args.only:
+        p.error("--only names messages: it does not go with --logs")
     if args.budget < 0 or args.jobs < 1:
         p.error("--budget must be >= 0 and --jobs >= 1")
     if args.only:
@@ -598,7 +819,7 @@ def parse_args(argv):
 
 def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    settings = Settings(args.timeout, args.mem_every, args.max_findings)
+    settings = Settings(args.timeout, args.mem_every, args.max_findings, args.logs)
     vectors = args.vectors if args.vectors and args.vectors.is_dir() else None
     started = time.perf_counter()
     previous_alarm = signal.getsignal(signal.SIGALRM) if hasattr(signal, "SIGALRM") else None
@@ -620,7 +841,8 @@ def main(argv=None) -> int:
     pool = None
     try:
         if report:
-            header = {"tool": "tools/fuzz.py", "seed": args.seed, "budget": args.budget, "only": args.only}
+            header = {"tool": "tools/fuzz.py", "seed": args.seed, "budget": args.budget, "only": args.only,
+                      "logs": args.logs}  # fmt: skip
             report.write(json.dumps(header) + "\n")
         if args.jobs == 1:
             results = map(run_chunk, chunks(args.budget))

@@ -39,6 +39,7 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
+import itertools
 from itertools import islice
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -221,10 +222,12 @@ class FileSummary:
     last_offset: int = -1  # of the last record dumped
 
 
-# A batch counting at most this many records is read whole before it is shown (a batch whose
-# records do not parse shows none of them); a larger one is shown one record at a time as it is
-# read, so memory does not grow with the batch (its records up to a parse error are shown).
+# A batch counting at most this many records, whose keys and values come to at most EAGER_BYTES,
+# is read whole before it is shown (a batch whose records do not parse shows none of them); a
+# larger one is shown one record at a time as it is read (a compressed one decompressed a piece
+# at a time), so memory does not grow with the batch (its records up to a parse error are shown).
 EAGER_RECORDS = 4096
+EAGER_BYTES = 16 << 20
 # Non-consecutive offset pairs kept for the report on stderr (a hostile batch can hold millions).
 NON_CONSECUTIVE_KEPT = 1000
 # Record lines written to the output at once.
@@ -236,8 +239,8 @@ def iter_file_batches(
 ) -> Iterator[tuple[int, BatchHeader, bool, Iterable[Record] | None]]:
     """``(position, header, CRC valid, records or None)`` for each batch, as Kafka's tool shows them.
 
-    The records are a list for a batch of at most EAGER_RECORDS records, else an iterator reading
-    them one at a time (a parse error ends it, its problem in ``summary.errors``): use them before
+    The records are a list for a batch of at most EAGER_RECORDS records (and EAGER_BYTES of keys
+    and values), else an iterator reading them one at a time (a parse error ends it, its problem in ``summary.errors``): use them before
     asking for the next batch.
 
     dump-log's policy over the scan: a batch whose CRC does not match is shown with its records,
@@ -262,13 +265,9 @@ def iter_file_batches(
         else:
             view, valid = item, True
         if view.header.records_count > EAGER_RECORDS:
-            records = _streamed_records(view, summary)
+            records = _streamed_records(view.records, summary, view.position)
         else:
-            try:
-                records = view.record_list()
-            except LogFormatError as exc:
-                summary.errors.append(f"position {view.position}: {exc.reason}")
-                records = None
+            records = _eager_records(view, summary)
         summary.batches += 1
         if not valid:
             summary.invalid_batches += 1
@@ -277,11 +276,31 @@ def iter_file_batches(
         yield view.position, view.header, valid, records
 
 
-def _streamed_records(view, summary: FileSummary) -> Iterator[Record]:
+def _streamed_records(records, summary: FileSummary, position: int) -> Iterator[Record]:
+    """``records()``'s records, a parse error ending them (noted in ``summary``)."""
     try:
-        yield from view.records()
+        yield from records()
+    except LogFormatError as exc:
+        summary.errors.append(f"position {position}: {exc.reason}")
+
+
+def _eager_records(view, summary: FileSummary) -> Iterable[Record] | None:
+    """A small batch's records as a list (None, its problem noted, if they do not parse); past
+    EAGER_BYTES of keys and values, the ones read and then the rest streamed."""
+    read: list[Record] = []
+    size = 0
+    try:
+        records = view.records()
+        for record in records:
+            read.append(record)
+            size += len(record.key or b"") + len(record.value or b"")
+            if size > EAGER_BYTES:
+                rest = _streamed_records(lambda: records, summary, view.position)
+                return itertools.chain(read, rest)
     except LogFormatError as exc:
         summary.errors.append(f"position {view.position}: {exc.reason}")
+        return None
+    return read
 
 
 def header_key_text(name: str) -> str:

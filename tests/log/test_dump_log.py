@@ -480,3 +480,24 @@ def test_a_crc_mismatch_is_said_once_on_stderr_with_where(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert "isvalid: false" in out
     assert err == f"Error in {path}: 1 batch(es) fail their CRC check, the first at position {len(first)}\n"
+
+
+def test_a_few_large_records_are_streamed_past_the_eager_byte_bound(tmp_path, monkeypatch):
+    # Three records of 1 MiB values, the eager bound lowered to 1.5 MiB: the batch is read whole
+    # until the second value passes it, then streamed; a count one off shows the records read
+    # and then the problem (a batch read whole would show none of them).
+    from kafka_meta_proto.log.header import MIN_BATCH_LENGTH, pack_header, seal
+    from kafka_meta_proto.log.compression import compress
+    from kafka_meta_proto.log.records import encode_records
+
+    monkeypatch.setattr(dump, "EAGER_BYTES", 3 << 19)
+    records = [Record(offset_delta=i, value=bytes([i]) * (1 << 20)) for i in range(3)]
+    for count, shown in ((3, 3), (4, 3), (2, 2)):
+        payload = compress(CompressionType.ZSTD, encode_records(records))
+        header = pack_header(0, MIN_BATCH_LENGTH + len(payload), 0, CompressionType.ZSTD, count - 1,
+                             0, 0, -1, -1, -1, count)  # fmt: skip
+        path = tmp_path / "00000000000000000000.log"
+        path.write_bytes(seal(header, payload))
+        status, out, err = run_dump([path])
+        assert sum(line.startswith("| offset: ") for line in out.splitlines()) == shown, count
+        assert ("position 0:" in err) == (count != 3), err  # (status 1 anyway: the values are no metadata)

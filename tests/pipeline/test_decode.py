@@ -170,3 +170,70 @@ def test_the_output_schema_matches_spark_ddl():
     assert decode.SPARK_DDL.startswith("`kind` TINYINT, `cluster` STRING")
     empty = pa.RecordBatch.from_pylist([], schema=decode.ARROW_SCHEMA)
     assert empty.num_rows == 0 and {RECORD, BATCH, ISSUE} == {0, 1, 2}
+
+
+# --- batches larger than a row buffer: streamed --------------------------------------------
+
+NOOP = b"\x14\x00\x00\x00\x01\x08\x01\x14\x00\x00\x00"  # a NoOpRecord at offset delta 0
+
+
+def _records(count: int, start: int = 0) -> bytes:
+    """``count`` NoOpRecord records at offset deltas ``start``... (one or two bytes each)."""
+    from kafka_meta_proto.log.records import Record, encode_records
+
+    return encode_records([Record(offset_delta=start + i, value=b"\x01\x14\x00\x00") for i in range(count)])
+
+
+def _batch_file(tmp_path, records: bytes, count: int, codec) -> dict:
+    from kafka_meta_proto.log.compression import compress
+    from kafka_meta_proto.log.header import MIN_BATCH_LENGTH, pack_header, seal
+
+    payload = compress(codec, records)
+    header = pack_header(0, MIN_BATCH_LENGTH + len(payload), 0, int(codec), count - 1, 0, 0,
+                         -1, -1, -1, count)  # fmt: skip
+    path = tmp_path / "00000000000000000000.log"
+    path.write_bytes(seal(header, payload))
+    size = path.stat().st_size
+    return {"cluster": "c", "file": path.name, "kind": "log", "uri": str(path), "start": 0, "end": size}
+
+
+def _kinds(unit: dict, batch_rows: int) -> tuple[dict, list[dict]]:
+    """Rows per kind, and the ISSUE rows, checking every Arrow batch's size."""
+    counts = {RECORD: 0, BATCH: 0, ISSUE: 0}
+    issues = []
+    for batch in decode_unit(unit, batch_rows=batch_rows):
+        assert batch.num_rows <= batch_rows
+        kind = batch.column("kind")[0].as_py()
+        counts[kind] += batch.num_rows
+        if kind == ISSUE:
+            issues += batch.to_pylist()
+    return counts, issues
+
+
+@pytest.mark.parametrize("codec", [0, 1, 4], ids=["none", "gzip", "zstd"])
+def test_a_batch_of_many_records_is_decoded_in_bounded_arrow_batches(tmp_path, codec):
+    count = 120_000  # past the all-records readers' reach only if they were asked to build it
+    unit = _batch_file(tmp_path, _records(count), count, codec)
+    counts, issues = _kinds(unit, batch_rows=5000)
+    assert counts == {RECORD: count, BATCH: 1, ISSUE: 0}, issues[:3]
+    (batch,) = [b for b in decode_unit(unit, batch_rows=10 ** 6) if b.column("kind")[0].as_py() == BATCH]
+    assert batch.column("offsets_ok").to_pylist() == [True]
+    assert batch.column("records_count").to_pylist() == [count]
+
+
+def test_a_large_batch_cut_short_keeps_the_rows_handed_on_and_counts_the_rest_lost(tmp_path):
+    count, held = 30_000, 29_990  # the header says 10 more records than the batch holds
+    unit = _batch_file(tmp_path, _records(held), count, 4)
+    counts, issues = _kinds(unit, batch_rows=1000)
+    (issue,) = issues
+    assert issue["issue"] == "malformed batch" and issue["records_lost"] == count - held
+    assert "fewer records than the count" in issue["detail"] and f"after {held} records" in issue["detail"]
+    assert counts[RECORD] == held  # every record read has its row
+    assert counts[BATCH] == 1
+
+
+def test_a_small_malformed_batch_is_one_damage_row_as_before(tmp_path):
+    unit = _batch_file(tmp_path, _records(99), 100, 4)
+    counts, issues = _kinds(unit, batch_rows=1000)
+    assert counts == {RECORD: 0, BATCH: 1, ISSUE: 1}
+    assert issues[0]["issue"] == "malformed batch" and issues[0]["records_lost"] == 100

@@ -19,7 +19,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..errors import EncodeError
-from .compression import DEFAULT_MAX_DECOMPRESSED, CompressionType, compress, decompress
+from .compression import (
+    DEFAULT_MAX_DECOMPRESSED,
+    CompressionType,
+    compress,
+    decompress,
+    iter_decompress,
+)
 from .control import ControlRecordType, parse_control_key
 from .errors import CorruptBatchError, LogFormatError, RecordLimitError, TruncatedBatchError
 from .header import (
@@ -46,7 +52,7 @@ from .header import (
     read_length,
     seal,
 )
-from .records import Record, encode_records, iter_records
+from .records import Record, encode_records, iter_records, iter_records_in_pieces
 
 # The most records the all-records readers (decode_batch, BatchReader, SegmentReader,
 # BatchView.decode / record_list) build at once. The decompression limit bounds bytes, not
@@ -269,9 +275,17 @@ def records_section(
 def iter_batch_records(
     header: BatchHeader, data: bytes, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED
 ) -> Iterator[Record]:
-    """The records of the batch ``data`` one at a time; a control batch's keys are checked."""
-    section, start = records_section(header, data, max_decompressed)
-    records = iter_records(section, start, header.records_count)
+    """The records of the batch ``data`` one at a time; a control batch's keys are checked.
+
+    A compressed batch is decompressed a piece at a time as its records are read: what is held
+    at once is a piece (``compression.PIECE``) and the record being read, not the batch's
+    records section (a CompressionError comes once the records before it are out)."""
+    codec = header.attributes & ATTR_COMPRESSION
+    if codec == CompressionType.NONE:
+        records = iter_records(data, HEADER_SIZE, header.records_count)
+    else:
+        pieces = iter_decompress(codec, memoryview(data)[HEADER_SIZE:], max_decompressed)
+        records = iter_records_in_pieces(pieces, header.records_count)
     if header.attributes & ATTR_CONTROL:
         return _checked_control_records(records)
     return records

@@ -12,7 +12,8 @@ Values stay bytes: this module frames records, it does not interpret them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import io
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from ..errors import EncodeError
@@ -113,17 +114,97 @@ def _decode_headers(data: bytes, pos: int, end: int, count: int) -> tuple[list, 
 
 def iter_records(data: bytes, pos: int, count: int) -> Iterator[Record]:
     """The ``count`` records of ``data[pos:]``, one at a time; they must fill it exactly (a
-    LogFormatError says where they do not, raised when the iteration reaches that point)."""
-    end = len(data)
+    LogFormatError says where they do not: at once for a count that cannot fit, else when the
+    iteration reaches that point)."""
     if count < 0:
         raise LogFormatError(f"negative records count {count}")
-    if count > (end - pos) // MIN_RECORD_SIZE:
+    if count > (len(data) - pos) // MIN_RECORD_SIZE:
         raise RecordCountError(
-            f"records count {count} cannot fit in the {end - pos} bytes of records data"
+            f"records count {count} cannot fit in the {len(data) - pos} bytes of records data"
         )
-    index = 0
+    return _parse(data, pos, 0, count, None)
+
+
+# A malformed record's fields can be read up to this many bytes past its end before the
+# reader sees that they overrun it: a record that fails nearer the end of a piece is read again
+# with more bytes after it, so that it fails the same way whatever the piece boundaries.
+_OVERRUN = 64
+
+
+def iter_records_in_pieces(pieces: Iterable[bytes], count: int) -> Iterator[Record]:
+    """The ``count`` records of the bytes ``pieces`` hold end to end (a decompressor's output),
+    one at a time, with the same results and errors as ``iter_records`` over their join.
+
+    A record cut by a piece boundary is carried over and completed from the next pieces, so
+    what is held at once is a piece and the record being read, whatever the records' total.
+    Pieces are taken as records need them; a single piece is read as ``iter_records`` reads.
+    """
+    if count < 0:
+        raise LogFormatError(f"negative records count {count}")
+    pieces = iter(pieces)
+    first = next(pieces, b"")
+    second = next(pieces, None)
+    if second is None:
+        return iter_records(first, 0, count)
+    return _records_across(first, second, pieces, count)
+
+
+def _records_across(buf: bytes, following: bytes | None, pieces: Iterator[bytes], count: int) -> Iterator[Record]:  # fmt: skip
+    # where _parse stopped: record index, position in buf, bytes it needs from there, and the
+    # record's length when it runs past buf (else None)
+    stop: list = [0, 0, 0, None]
+    index = pos = 0
+    while following is not None:
+        yield from _parse(buf, pos, index, count, stop)
+        index, pos, need, length = stop
+        if index == count and not need:  # every record read: whatever follows is left over
+            left = len(buf) - pos + len(following) + sum(len(piece) for piece in pieces)
+            if left:
+                raise RecordCountError(_left_over(left, count))
+            return
+        # Carry the unfinished record over, with as many pieces as it needs, into one buffer
+        # that grows in place (BytesIO hands its buffer over without a copy): a large record
+        # is held once, not once in pieces and again joined.
+        carry = io.BytesIO()
+        carry.write(memoryview(buf)[pos:])
+        buf = b""
+        while following is not None and carry.tell() < need:
+            carry.write(following)
+            following = next(pieces, None)
+        if carry.tell() < need and length is not None:  # (the error the whole reader gives)
+            raise LogFormatError(
+                f"record {index}: record length {length} is too small or runs past the data"
+            )
+        buf = carry.getvalue()
+        pos = 0
+    yield from _parse(buf, pos, index, count, None)
+
+
+def _left_over(left: int, count: int) -> str:
+    return (
+        f"{left} bytes left over after the last of {count} records (more records, or bytes "
+        "that are none)"
+    )
+
+
+def _parse(data: bytes, pos: int, first: int, count: int, stop: list | None) -> Iterator[Record]:
+    """Records ``first`` to ``count`` of ``data[pos:]``.
+
+    With ``stop`` None the data must end exactly after the last (a RecordCountError if not).
+    With ``stop`` a list, more data follows: the walk ends before a record not wholly in
+    ``data`` (or failing too near its end to tell why), setting ``stop`` to ``[index,
+    position, bytes needed from there, the record's length if it runs past data]``; ``[count,
+    position, 0, None]`` once all are read.
+    """
+    end = len(data)
+    index = first
+    # A length varint cut by the end of ``data`` fails as a read past it: within _OVERRUN of the
+    # end (``record_end`` is still the last record's end, where this one starts), so streaming
+    # reads it again with more bytes.
+    start = record_end = pos
     try:
-        for index in range(count):
+        for index in range(first, count):
+            start = pos
             # Varints are decoded inline when they take one byte (values -64..63) or two
             # (-8192..8191), which covers nearly every field of nearly every record; longer ones
             # go to read_varint / read_varlong. Zigzag: (raw >> 1) ^ -(raw & 1).
@@ -139,6 +220,9 @@ def iter_records(data: bytes, pos: int, count: int) -> Iterator[Record]:
                 length, pos = read_varint(data, pos)
             record_end = pos + length
             if length < MIN_RECORD_BODY or record_end > end:
+                if stop is not None and length >= MIN_RECORD_BODY:
+                    stop[:] = index, start, record_end - start, length
+                    return
                 raise LogFormatError(f"record length {length} is too small or runs past the data")
 
             attributes = data[pos]
@@ -214,21 +298,23 @@ def iter_records(data: bytes, pos: int, count: int) -> Iterator[Record]:
                 used = length + pos - record_end
                 raise LogFormatError(f"record length says {length} bytes, its fields take {used}")
             yield Record(attributes, timestamp_delta, offset_delta, key, value, headers)
-    except LogFormatError as exc:
-        exc.reason = f"record {index}: {exc.reason}"
-        raise
-    except (ValueError, IndexError) as exc:  # a varint reader's reason, or a read past the end
-        if isinstance(exc, ValueError):
+    except (LogFormatError, ValueError, IndexError) as exc:
+        if stop is not None and end - record_end < _OVERRUN:  # read it again with more after it
+            stop[:] = index, start, record_end - start + _OVERRUN, None
+            return
+        if isinstance(exc, LogFormatError):
+            exc.reason = f"record {index}: {exc.reason}"
+            raise
+        if isinstance(exc, ValueError):  # a varint reader's reason
             raise LogFormatError(f"record {index}: {exc}") from None
-        raise RecordCountError(
+        raise RecordCountError(  # a read past the end
             f"record {index}: record runs past the end of the data (fewer records than the "
             f"count {count})"
         ) from None
-    if pos != end:
-        raise RecordCountError(
-            f"{end - pos} bytes left over after the last of {count} records (more records, "
-            "or bytes that are none)"
-        )
+    if stop is not None:
+        stop[:] = count, pos, 0, None
+    elif pos != end:
+        raise RecordCountError(_left_over(end - pos, count))
 
 
 def decode_records(data: bytes, pos: int, count: int) -> list[Record]:

@@ -20,8 +20,7 @@ from collections.abc import Iterator
 
 import pyarrow as pa
 
-from ..log.errors import LogFormatError
-from ..log.scanning import Damage, malformed, scan
+from ..log.scanning import Damage, scan
 from ..log.source import arrow_uri, open_source
 from .columns import ARROW_SCHEMA, COLUMNS, SPARK_DDL, UNIT_CONSTANTS, RowKind
 from .record_decoder import RecordDecoder, _dumps
@@ -47,14 +46,8 @@ def decode_unit(
         for item in scan(source, unit["start"], unit["end"]):
             if type(item) is Damage:
                 rows.add_damage(item)
-                continue
-            try:
-                records = item.record_list()
-            except LogFormatError as exc:
-                rows.add_damage(malformed(item, exc))
-                continue
-            if rows.add_batch(item.position, item.header, records):
-                yield from rows.full()
+            else:
+                yield from rows.add_batch(item)
     yield from rows.rest()
 
 

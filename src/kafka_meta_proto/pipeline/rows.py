@@ -12,9 +12,10 @@ from collections.abc import Iterator
 
 import pyarrow as pa
 
+from ..log.errors import LogFormatError
 from ..log.header import ATTR_CONTROL, ATTR_TIMESTAMP_TYPE, BatchHeader
 from ..log.records import Record
-from ..log.scanning import Damage, DamageKind
+from ..log.scanning import BatchView, Damage, DamageKind, malformed
 from .columns import (
     ARROW_SCHEMA,
     BATCH_COLUMNS,
@@ -30,6 +31,16 @@ from .record_decoder import DECODE_ERRORS, RecordDecoder
 
 C = Column
 UNKNOWN_CONTROL = "?"  # in control_types, a control record that did not decode
+# Payload bytes waiting in a buffer before it is handed on, whatever its rows: values can be
+# large, and an undecodable record's is kept (base64).
+ROW_BYTES = 8 << 20
+CONTROL_TYPES_KEPT = 1000  # control_types names this many records' types at most (then a count)
+
+
+def _control_types(names: list[str], count: int) -> str:
+    """A control batch's ``control_types``: its records' types, the first CONTROL_TYPES_KEPT."""
+    text = ",".join(names)
+    return text if count <= len(names) else f"{text},... {count - len(names)} more"
 
 
 class RowBuffer:
@@ -42,6 +53,7 @@ class RowBuffer:
         self.names = names
         self.columns = [[] for _ in names]
         self.appends = tuple(column.append for column in self.columns)
+        self.size = 0  # bytes of payload text waiting (what makes a row large)
 
     @property
     def count(self) -> int:
@@ -51,6 +63,15 @@ class RowBuffer:
         """One row from a dict of column -> value (columns it lacks are null)."""
         for name, append in zip(self.names, self.appends):
             append(values.get(name))
+
+    def is_full(self, rows: int) -> bool:
+        return len(self.columns[0]) >= rows or self.size >= ROW_BYTES
+
+    def truncate(self, count: int) -> None:
+        """Drop the rows after the first ``count`` (their payload stays counted in ``size``,
+        which only flushes a little early)."""
+        for values in self.columns:
+            del values[count:]
 
     def flush(self, constants: dict) -> pa.RecordBatch | None:
         n = self.count
@@ -69,6 +90,7 @@ class RowBuffer:
                 arrays.append(pa.nulls(n, pa_type))
         for values in self.columns:
             values.clear()
+        self.size = 0
         return pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)
 
 
@@ -110,19 +132,48 @@ class UnitRows:
                          C.TIMESTAMP: timestamp, C.LEADER_EPOCH: header.partition_leader_epoch,
                          C.PAYLOAD: _base64(value), C.ISSUE: Issue.UNDECODABLE_RECORD,
                          C.DETAIL: detail, C.RECORDS_LOST: 1})  # fmt: skip
+        self.issues.size += 0 if value is None else len(value) * 4 // 3
 
     # --- sound batches -----------------------------------------------------------------------
 
-    def add_batch(self, position: int, header: BatchHeader, records: list[Record]) -> bool:
-        """The rows of a sound batch: its records' and its header's. True when enough rows wait
-        to be handed on (``full``)."""
-        n = len(records)
-        offsets_ok = header.last_offset_delta == n - 1 or (n == 0 and header.last_offset_delta == 0)
-        if header.attributes & ATTR_CONTROL:
-            offsets_ok, control_types = self._control_records(position, header, records, offsets_ok)
-        else:
-            offsets_ok = self._metadata_records(position, header, records, offsets_ok)
-            control_types = None
+    def add_batch(self, view: BatchView) -> Iterator[pa.RecordBatch]:
+        """The rows of a sound batch, its records' and its header's; yields the Arrow batches of
+        the kinds whose rows fill a buffer, as the records are read.
+
+        The records are read one at a time (a compressed batch decompressed a piece at a time)
+        and handed on whenever ``batch_rows`` rows, or ROW_BYTES of payload, wait: what is held
+        is a buffer's rows, whatever the batch's size. Records that do not parse make the batch
+        MALFORMED damage, with no rows of its records when none had to be handed on yet; else
+        the rows handed on stay, and the ISSUE row counts the records the header announces
+        beyond them as lost.
+        """
+        position, header = view.position, view.header
+        buffers = (self.records, self.batches, self.issues)
+        marks = [len(buffer.columns[0]) for buffer in buffers]  # to drop the batch's rows
+        control = header.attributes & ATTR_CONTROL
+        fill = self._control_records if control else self._metadata_records
+        names: list[str] = []
+        progress = [0, True]  # records read, offset deltas 0, 1, 2... so far
+        handed_on = False
+        try:
+            records = view.records()
+            while not fill(position, header, records, progress, names):
+                for out in self.full():
+                    handed_on = True
+                    yield out
+        except LogFormatError as exc:
+            damage = malformed(view, exc)
+            if not handed_on:
+                for buffer, mark in zip(buffers, marks):
+                    buffer.truncate(mark)
+                self.add_damage(damage)
+            else:
+                self._cut_short(damage, progress[0])
+            yield from self.full()
+            return
+        n, offsets_ok = progress
+        last_ok = header.last_offset_delta == n - 1 or (n == 0 and header.last_offset_delta == 0)
+        control_types = _control_types(names, n) if control else None
         # in BATCH_COLUMNS order
         (b_position, b_batch_offset, b_timestamp, b_leader_epoch, b_last_offset_delta, b_count,
          b_batch_length, b_attributes, b_crc_ok, b_offsets_ok, b_control_types) = self.batches.appends  # fmt: skip
@@ -135,13 +186,27 @@ class UnitRows:
         b_batch_length(header.batch_length)
         b_attributes(header.attributes)
         b_crc_ok(True)
-        b_offsets_ok(offsets_ok)
+        b_offsets_ok(offsets_ok and last_ok)
         b_control_types(control_types)
-        return self.records.count >= self.batch_rows or self.batches.count >= self.batch_rows
+        rows = self.batch_rows
+        if any(len(b.columns[0]) >= rows or b.size >= ROW_BYTES for b in buffers):
+            yield from self.full()
 
-    def _metadata_records(self, position: int, header: BatchHeader, records: list[Record],
-                          offsets_ok: bool) -> bool:  # fmt: skip
-        """RECORD rows of a data batch; returns whether its offset deltas run 0..n-1."""
+    def _cut_short(self, damage: Damage, read: int) -> None:
+        """The rows of a batch whose records stopped parsing after ``read`` of them were handed
+        on: a BATCH row and an ISSUE row counting the records announced beyond them as lost."""
+        facts = header_columns(damage.fields)
+        self.batches.add({**facts, C.POSITION: damage.position, C.CRC_OK: True, C.OFFSETS_OK: None})
+        lost = max(damage.view.header.records_count - read, 0)
+        self.issues.add({**facts, C.POSITION: damage.position, C.ISSUE: Issue(damage.kind.value),
+                         C.DETAIL: f"{damage.detail} (after {read} records)",
+                         C.BYTES_LOST: damage.length, C.RECORDS_LOST: lost})  # fmt: skip
+
+    def _metadata_records(self, position: int, header: BatchHeader, records: Iterator[Record],
+                          progress: list, names: list) -> bool:  # fmt: skip
+        """RECORD rows of a data batch's next records: True once ``records`` is done, False when
+        a buffer is full first. ``progress`` (records read, offset deltas in order) is kept up
+        to date even when ``records`` raises."""
         # in RECORD_COLUMNS order
         (r_position, r_batch_offset, r_offset, r_timestamp, r_type, r_control_type, r_name,
          r_version, r_payload) = self.records.appends  # fmt: skip
@@ -149,72 +214,96 @@ class UnitRows:
         base_offset = header.base_offset
         fixed_time = header.attributes & ATTR_TIMESTAMP_TYPE
         ts_base = header.max_timestamp if fixed_time else header.base_timestamp
-        index = added = 0
-        for record in records:
-            if record.offset_delta != index:
-                offsets_ok = False
-            index += 1
-            value = record.value
-            row = remembered(value) if value is not None else None
-            if row is None:
-                try:
-                    row = learn(value)
-                except DECODE_ERRORS as exc:
-                    timestamp = ts_base if fixed_time else ts_base + record.timestamp_delta
-                    self._undecodable(header, position, base_offset + record.offset_delta,
-                                      timestamp, value, str(exc))  # fmt: skip
-                    continue
-            r_offset(base_offset + record.offset_delta)
-            r_timestamp(ts_base if fixed_time else ts_base + record.timestamp_delta)
-            r_type(row[0])
-            r_version(row[1])
-            r_name(row[2])
-            r_payload(row[3])
-            added += 1
-        if added:  # the columns that are the same for every record of the batch
-            columns = self.records.columns
-            columns[0].extend([position] * added)
-            columns[1].extend([base_offset] * added)
-            columns[5].extend([None] * added)  # control_type: null for a metadata record
-        return offsets_ok
+        index, offsets_ok = progress
+        room = self.batch_rows - self.records.count
+        budget = ROW_BYTES - self.records.size
+        added = size = 0
+        try:
+            for record in records:
+                if record.offset_delta != index:
+                    offsets_ok = False
+                index += 1
+                value = record.value
+                row = remembered(value) if value is not None else None
+                if row is None:
+                    try:
+                        row = learn(value)
+                    except DECODE_ERRORS as exc:
+                        timestamp = ts_base if fixed_time else ts_base + record.timestamp_delta
+                        self._undecodable(header, position, base_offset + record.offset_delta,
+                                          timestamp, value, str(exc))  # fmt: skip
+                        if self.issues.is_full(self.batch_rows):
+                            return False
+                        continue
+                r_offset(base_offset + record.offset_delta)
+                r_timestamp(ts_base if fixed_time else ts_base + record.timestamp_delta)
+                r_type(row[0])
+                r_version(row[1])
+                r_name(row[2])
+                r_payload(row[3])
+                added += 1
+                size += len(row[3])
+                if added >= room or size >= budget:
+                    return False
+            return True
+        finally:
+            progress[:] = index, offsets_ok
+            if added:  # the columns that are the same for every record of the batch
+                columns = self.records.columns
+                columns[0].extend([position] * added)
+                columns[1].extend([base_offset] * added)
+                columns[5].extend([None] * added)  # control_type: null for a metadata record
+                self.records.size += size
 
-    def _control_records(self, position: int, header: BatchHeader, records: list[Record],
-                         offsets_ok: bool) -> tuple[bool, str]:  # fmt: skip
-        """RECORD rows of a control batch; returns whether its offset deltas run 0..n-1, and
-        the types of its records."""
+    def _control_records(self, position: int, header: BatchHeader, records: Iterator[Record],
+                         progress: list, names: list[str]) -> bool:  # fmt: skip
+        """RECORD rows of a control batch's next records, their types added to ``names`` (the
+        first CONTROL_TYPES_KEPT); returns and keeps ``progress`` as ``_metadata_records``."""
         base_offset = header.base_offset
         fixed_time = header.attributes & ATTR_TIMESTAMP_TYPE
-        names = []
-        for index, record in enumerate(records):
-            if record.offset_delta != index:
-                offsets_ok = False
-            offset = base_offset + record.offset_delta
-            timestamp = (
-                header.max_timestamp
-                if fixed_time
-                else header.base_timestamp + record.timestamp_delta
-            )
-            try:
-                control_type, version, name, payload = self.decoder.control(
-                    record.key, record.value
+        index, offsets_ok = progress
+        try:
+            for record in records:
+                if record.offset_delta != index:
+                    offsets_ok = False
+                kept = index < CONTROL_TYPES_KEPT
+                index += 1
+                offset = base_offset + record.offset_delta
+                timestamp = (
+                    header.max_timestamp
+                    if fixed_time
+                    else header.base_timestamp + record.timestamp_delta
                 )
-            except DECODE_ERRORS as exc:
-                self._undecodable(header, position, offset, timestamp, record.value,
-                                  f"control record: {exc}")  # fmt: skip
-                names.append(UNKNOWN_CONTROL)
-                continue
-            names.append(name)
-            self.records.add({C.POSITION: position, C.BATCH_OFFSET: base_offset, C.OFFSET: offset,
-                              C.TIMESTAMP: timestamp, C.CONTROL_TYPE: control_type, C.TYPE_NAME: name,
-                              C.VERSION: version, C.PAYLOAD: payload})  # fmt: skip
-        return offsets_ok, ",".join(names)
+                try:
+                    control_type, version, name, payload = self.decoder.control(
+                        record.key, record.value
+                    )
+                except DECODE_ERRORS as exc:
+                    self._undecodable(header, position, offset, timestamp, record.value,
+                                      f"control record: {exc}")  # fmt: skip
+                    if kept:
+                        names.append(UNKNOWN_CONTROL)
+                else:
+                    if kept:
+                        names.append(name)
+                    self.records.add({C.POSITION: position, C.BATCH_OFFSET: base_offset,
+                                      C.OFFSET: offset, C.TIMESTAMP: timestamp,
+                                      C.CONTROL_TYPE: control_type, C.TYPE_NAME: name,
+                                      C.VERSION: version, C.PAYLOAD: payload})  # fmt: skip
+                    self.records.size += len(payload)
+                if self.records.is_full(self.batch_rows) or self.issues.is_full(self.batch_rows):
+                    return False
+            return True
+        finally:
+            progress[:] = index, offsets_ok
 
     # --- out -----------------------------------------------------------------------------------
 
     def full(self) -> Iterator[pa.RecordBatch]:
-        """The record batches of the kinds that have ``batch_rows`` rows waiting."""
-        for buffer in (self.records, self.batches):
-            if buffer.count >= self.batch_rows:
+        """The record batches of the kinds that have ``batch_rows`` rows (or ROW_BYTES of
+        payload) waiting."""
+        for buffer in (self.records, self.batches, self.issues):
+            if buffer.is_full(self.batch_rows):
                 yield buffer.flush(self.constants)
 
     def rest(self) -> Iterator[pa.RecordBatch]:
