@@ -5,12 +5,48 @@ from __future__ import annotations
 import base64
 import json
 import math
+import os
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT.parent / "shared" / "kafka-reference"
+
+
+CODEC_ENV = "KAFKA_META_PROTO_PURE_PYTHON"
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--codec",
+        choices=("any", "compiled", "pure"),
+        default="any",
+        help="which codec the run holds to: compiled (fails unless the C extension is built), "
+        "pure (sets KAFKA_META_PROTO_PURE_PYTHON=1, subprocesses included), or any (default)",
+    )
+
+
+def pytest_configure(config):
+    choice = config.getoption("--codec")
+    if choice == "pure":
+        os.environ[CODEC_ENV] = "1"
+    elif choice == "compiled":
+        os.environ.pop(CODEC_ENV, None)
+    if choice != "any" and "kafka_meta_proto.codec" in sys.modules:
+        raise pytest.UsageError("--codec: kafka_meta_proto was imported before the option could take effect")
+    from kafka_meta_proto.codec import active_codec, why_pure_python
+
+    if choice == "compiled" and active_codec() != "compiled":
+        raise pytest.UsageError(f"--codec=compiled, but the compiled codec is not active: {why_pure_python()}")
+
+
+def pytest_report_header(config):
+    from kafka_meta_proto.codec import active_codec, why_pure_python
+
+    why = why_pure_python()
+    return f"kafka_meta_proto codec: {active_codec()}" + (f" ({why})" if why else "")
 
 
 def reference(*parts: str) -> Path:

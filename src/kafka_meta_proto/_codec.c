@@ -663,18 +663,6 @@ layout_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)L;
 }
 
-static PyTypeObject LayoutType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "kafka_meta_proto._codec.Layout",
-    .tp_doc = "Layout(program, python_reader): a struct layout compiled from its program; "
-              "called as reader(buf, pos) -> (object, next position).",
-    .tp_basicsize = sizeof(LayoutObject),
-    .tp_dealloc = (destructor)layout_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_vectorcall_offset = offsetof(LayoutObject, vectorcall),
-    .tp_call = PyVectorcall_Call,
-    .tp_new = layout_new,
-};
 
 /* -- Encoding -------------------------------------------------------------------------------- */
 /* Two passes over the object: measure (every check the Python writer makes, and the size), then
@@ -692,12 +680,12 @@ uvarint_size(uint64_t v)
 static int
 fixed_bits(char kind, PyObject *v, uint64_t *bits)
 {
-    if (kind == '?') {
-        if (v == Py_True || v == Py_False) {
-            *bits = v == Py_True;
-            return 0;
-        }
-        return -1;
+    if (kind == '?') { /* struct packs the truth of any object, None included */
+        int truth = PyObject_IsTrue(v);
+        if (truth < 0)
+            return -1;
+        *bits = (uint64_t)truth;
+        return 0;
     }
     if (kind == 'd') {
         double d;
@@ -813,7 +801,7 @@ measure_value(const Field *f, PyObject *v, Py_ssize_t *size)
     uint64_t bits;
     if (v == NULL)
         return -1;
-    if (v == Py_None) {
+    if (v == Py_None && f->kind != '?') {
         if (!f->nullable || fixed_width(f->kind))
             return -1;
         *size += (f->compact || f->kind == 'S') ? 1 : f->kind == 's' ? 2 : 4;
@@ -891,8 +879,16 @@ unknown_item(PyObject *item, uint32_t *tag, const char **data, Py_ssize_t *n)
 static int
 unknown_fields(PyObject *unknown, PyObject ***items, Py_ssize_t *count)
 {
-    if (unknown == NULL || (!PyTuple_CheckExact(unknown) && !PyList_CheckExact(unknown)))
+    if (unknown == NULL)
         return -1;
+    if (!PyTuple_CheckExact(unknown) && !PyList_CheckExact(unknown)) {
+        int truth = PyObject_IsTrue(unknown); /* the writer tests it: a false value means none */
+        if (truth != 0)
+            return -1;
+        *items = NULL;
+        *count = 0;
+        return 0;
+    }
     *items = PySequence_Fast_ITEMS(unknown);
     *count = PySequence_Fast_GET_SIZE(unknown);
     return 0;
@@ -1012,7 +1008,7 @@ write_value(const Field *f, PyObject *v, Out *out)
 {
     const char *data;
     Py_ssize_t n;
-    if (v == Py_None) {
+    if (v == Py_None && f->kind != '?') {
         if (f->kind == 'S')
             return put(out, f->tagged ? "\x00" : "\xff", 1);
         if (f->compact)
@@ -1272,6 +1268,82 @@ static PyMethodDef encode_def = {"encode", (PyCFunction)(void (*)(void))message_
                                  "The message body at ``version`` (no size prefix or header)."};
 static PyMethodDef size_def = {"size", (PyCFunction)(void (*)(void))message_size, METH_FASTCALL | METH_KEYWORDS,
                                "``len(self.encode(version))``, computed without encoding."};
+
+/* -- The compiled codec alone, for the differential tests ------------------------------------ */
+/* Each returns None where the compiled codec declines, instead of asking the Python codec. */
+
+static PyObject *
+layout_read(LayoutObject *L, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyBytes_CheckExact(args[0]) || !PyLong_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "read(buf: bytes, pos: int)");
+        return NULL;
+    }
+    Input in = {(const unsigned char *)PyBytes_AS_STRING(args[0]), PyBytes_GET_SIZE(args[0]), args[0], NULL};
+    Py_ssize_t pos = PyLong_AsSsize_t(args[1]);
+    if (pos < 0 || pos > in.len) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyObject *o = read_struct(&in, L, &pos);
+    Py_XDECREF(in.view);
+    if (o == NULL) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    return Py_BuildValue("(Nn)", o, pos);
+}
+
+static PyObject *
+layout_encode(LayoutObject *L, PyObject *o)
+{
+    PyObject *result = encode_object(L, o);
+    if (result == NULL) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    return result;
+}
+
+static PyObject *
+layout_size(LayoutObject *L, PyObject *o)
+{
+    Py_ssize_t size = 0;
+    if (Py_TYPE(o) != L->cls || measure_struct(L, o, &size) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    return PyLong_FromSsize_t(size);
+}
+
+static PyMethodDef layout_methods[] = {
+    {"read", (PyCFunction)(void (*)(void))layout_read, METH_FASTCALL,
+     "read(buf, pos) -> (object, next position), or None where the compiled codec declines."},
+    {"encode", (PyCFunction)layout_encode, METH_O, "encode(obj) -> bytes, or None where the compiled codec declines."},
+    {"size", (PyCFunction)layout_size, METH_O, "size(obj) -> int, or None where the compiled codec declines."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef layout_members[] = {
+    {"python_reader", T_OBJECT, offsetof(LayoutObject, fallback), READONLY, "the Python reader it falls back on"},
+    {"cls", T_OBJECT, offsetof(LayoutObject, cls), READONLY, "the class of the objects"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject LayoutType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "kafka_meta_proto._codec.Layout",
+    .tp_doc = "Layout(program, python_reader): a struct layout compiled from its program; "
+              "called as reader(buf, pos) -> (object, next position).",
+    .tp_basicsize = sizeof(LayoutObject),
+    .tp_dealloc = (destructor)layout_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_vectorcall_offset = offsetof(LayoutObject, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_new = layout_new,
+    .tp_methods = layout_methods,
+    .tp_members = layout_members,
+};
 
 /* -- Module ---------------------------------------------------------------------------------- */
 
