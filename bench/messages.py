@@ -215,6 +215,47 @@ def leader_and_isr(topics: int = 50, partitions: int = 20):
     )
 
 
+def create_topics(topics: int = 50, configs: int = 8):
+    """String-heavy: every topic with its configuration overrides."""
+    CT = message_class("CreateTopicsRequest")
+    keys = ["cleanup.policy", "retention.ms", "segment.bytes", "min.insync.replicas", "compression.type",
+            "max.message.bytes", "message.timestamp.type", "retention.bytes", "segment.ms", "unclean.leader.election.enable"]  # fmt: skip
+    rng = random.Random(19)
+    return CT(
+        topics=[
+            CT.CreatableTopic(
+                name=f"tenant-{t % 7}.orders.events-{t:04d}",
+                num_partitions=rng.choice((3, 6, 12, 24)),
+                replication_factor=3,
+                assignments=[],
+                configs=[CT.CreatableTopicConfig(name=k, value=str(rng.randrange(1, 10**9)) if rng.random() < 0.7 else None)
+                         for k in keys[:configs]],  # fmt: skip
+            )
+            for t in range(topics)
+        ],
+        timeout_ms=30000,
+        validate_only=False,
+    )
+
+
+def produce_request(topics: int = 4, partitions: int = 64, record_bytes: int = 200):
+    """Many partitions, each with a small record batch."""
+    PR = message_class("ProduceRequest")
+    rng = random.Random(23)
+    return PR(
+        transactional_id=None,
+        acks=-1,
+        timeout_ms=30000,
+        topic_data=[
+            PR.TopicProduceData(
+                name=f"clicks.stream-{t}",
+                partition_data=[PR.PartitionProduceData(index=p, records=rng.randbytes(record_bytes)) for p in range(partitions)],
+            )
+            for t in range(topics)
+        ],
+    )
+
+
 def _stable(cls) -> int:
     return cls.HIGHEST_VERSION - 1 if cls.LATEST_VERSION_UNSTABLE else cls.HIGHEST_VERSION
 
@@ -294,6 +335,9 @@ def build_cases(quick: bool) -> list[Case]:
         Case("fetchresp", "FetchResponse v12, 1 MiB of records (8 x 128 KiB)", "FetchResponse", 12, fetch_response()),
         Case("heartbeat", "BrokerHeartbeatRequest v1", "BrokerHeartbeatRequest", 1, broker_heartbeat()),
         Case("leaderisr", "LeaderAndIsrRequest v7, 1,000 partitions (50 x 20)", "LeaderAndIsrRequest", 7, leader_and_isr()),
+        Case("mr400x25", "MetadataResponse v12, 400 topics x 25 partitions (10,000)", "MetadataResponse", 12, metadata_response(400, 25)),
+        Case("createtopics", "CreateTopicsRequest v7, 50 topics x 8 configs", "CreateTopicsRequest", 7, create_topics()),
+        Case("produce", "ProduceRequest v9, 256 partitions (4 x 64) of 200-byte batches", "ProduceRequest", 9, produce_request()),
         Case("kraft", "10,000 KRaft metadata records (record values)", "", 0, kraft_records(1000 if quick else 10_000)),
     ]
     if quick:
@@ -342,6 +386,8 @@ KIO_MODULES = {
     "FetchResponse": "kio.schema.fetch.v{v}.response",
     "BrokerHeartbeatRequest": "kio.schema.broker_heartbeat.v{v}.request",
     "LeaderAndIsrRequest": "kio.schema.leader_and_isr.v{v}.request",
+    "CreateTopicsRequest": "kio.schema.create_topics.v{v}.request",
+    "ProduceRequest": "kio.schema.produce.v{v}.request",
 }
 
 
@@ -375,6 +421,8 @@ KP_CLASSES = {
     "MetadataResponse": "kafka.protocol.metadata:MetadataResponse",
     "FetchRequest": "kafka.protocol.consumer:FetchRequest",
     "FetchResponse": "kafka.protocol.consumer:FetchResponse",
+    "CreateTopicsRequest": "kafka.protocol.admin:CreateTopicsRequest",
+    "ProduceRequest": "kafka.protocol.producer:ProduceRequest",
 }
 
 
@@ -389,7 +437,10 @@ def kp_codec(case: Case) -> Codec:
     module, _, name = where.partition(":")
     cls = getattr(importlib.import_module(module), name)
     data, v = case.data, case.version
-    obj = cls.decode(data, version=v)
+    try:
+        obj = cls.decode(data, version=v)
+    except Exception as e:  # a version it lacks, or bytes it reads otherwise
+        raise NotAvailable(f"kafka-python {version(KP)} cannot decode {case.name} v{v}: {type(e).__name__}: {e}") from None
     # A decoded kafka-python message has no header slot set; encode() reads it.
     obj._header = None
     return Codec(decode=lambda: cls.decode(data, version=v), encode=lambda: obj.encode(version=v), note="")

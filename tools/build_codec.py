@@ -29,7 +29,7 @@ def build(out_dir: Path, asan: bool = False) -> Path:
     target = out_dir / target_name()
     cc = shlex.split(sysconfig.get_config_var("CC") or "cc")[:1]
     flags = ["-shared", "-fPIC", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers"]
-    flags += ["-O1", "-g", "-fsanitize=address", "-fno-omit-frame-pointer"] if asan else ["-O2"]
+    flags += ["-O1", "-g", "-fsanitize=address", "-fno-omit-frame-pointer"] if asan else ["-O3"]
     cmd = [*cc, *flags, f"-I{sysconfig.get_paths()['include']}", str(SOURCE), "-o", str(target)]
     subprocess.run(cmd, check=True)
     return target

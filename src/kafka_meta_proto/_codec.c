@@ -407,11 +407,19 @@ read_text(Input *in, Py_ssize_t *pos, int64_t n, char kind)
         return s;
     }
     if (kind == 'z') {
+        /* memoryview(buf)[p:p+n], as the Python reader makes it: a view sharing the input's
+           buffer export, narrowed to the slice (what memoryview slicing does, without building
+           a slice object for every field) */
         if (in->view == NULL && (in->view = PyMemoryView_FromObject(in->bytes)) == NULL)
             return NULL;
-        PyObject *v = PySequence_GetSlice(in->view, p, p + (Py_ssize_t)n);
-        if (v != NULL)
-            *pos = p + (Py_ssize_t)n;
+        PyObject *v = PyMemoryView_FromObject(in->view);
+        if (v == NULL)
+            return NULL;
+        Py_buffer *b = PyMemoryView_GET_BUFFER(v);
+        b->buf = (char *)b->buf + p;
+        b->len = (Py_ssize_t)n;
+        b->shape[0] = (Py_ssize_t)n;
+        *pos = p + (Py_ssize_t)n;
         return v;
     }
     PyObject *b = PyBytes_FromStringAndSize((const char *)in->buf + p, (Py_ssize_t)n);
@@ -503,6 +511,8 @@ read_field(Input *in, const Field *f, Py_ssize_t *pos)
 static inline PyObject *
 fresh(PyObject *dflt)
 {
+    if (dflt == (PyObject *)&PyList_Type)
+        return PyList_New(0);
     if (PyType_Check(dflt))
         return PyObject_CallNoArgs(dflt);
     return Py_NewRef(dflt);
@@ -677,7 +687,7 @@ uvarint_size(uint64_t v)
 }
 
 /* A value the Python writer packs with struct code `kind`, as an unsigned 64-bit pattern. */
-static int
+static inline int
 fixed_bits(char kind, PyObject *v, uint64_t *bits)
 {
     if (kind == '?') { /* struct packs the truth of any object, None included */
@@ -728,7 +738,7 @@ fixed_bits(char kind, PyObject *v, uint64_t *bits)
 }
 
 /* The bytes of a bytes-like value whose len() is its byte count (what the writer prefixes). */
-static int
+static inline int
 byte_view(PyObject *v, const char **data, Py_ssize_t *n)
 {
     if (PyBytes_Check(v)) {
@@ -754,9 +764,14 @@ byte_view(PyObject *v, const char **data, Py_ssize_t *n)
 }
 
 /* UTF-8 of a string the writer encodes; strings hold at most 32767 bytes. */
-static int
+static inline int
 text_view(PyObject *v, const char **data, Py_ssize_t *n)
 {
+    if (PyUnicode_CheckExact(v) && PyUnicode_IS_COMPACT_ASCII(v)) { /* most strings: no call */
+        *data = (const char *)(((PyASCIIObject *)v) + 1);
+        *n = PyUnicode_GET_LENGTH(v);
+        return *n <= 0x7FFF ? 0 : -1;
+    }
     if (!PyUnicode_Check(v))
         return -1;
     *data = PyUnicode_AsUTF8AndSize(v, n);
@@ -1216,25 +1231,6 @@ python_after_decline(PyObject *fn, PyObject *self, PyObject *const *args, Py_ssi
 }
 
 static PyObject *
-message_decode(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
-{
-    if (nargs == 2 && kwnames == NULL && PyType_Check(cls) && PyBytes_CheckExact(args[0])) {
-        LayoutObject *L = layout_for((PyTypeObject *)cls, args[1]);
-        if (L != NULL) {
-            Input in = {(const unsigned char *)PyBytes_AS_STRING(args[0]), PyBytes_GET_SIZE(args[0]), args[0], NULL};
-            Py_ssize_t pos = 0;
-            PyObject *o = read_struct(&in, L, &pos);
-            Py_XDECREF(in.view);
-            if (o != NULL && pos == in.len)
-                return o;
-            Py_XDECREF(o);
-        }
-        PyErr_Clear();
-    }
-    return call_python(py_decode, cls, args, nargs, kwnames);
-}
-
-static PyObject *
 message_encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     if (nargs == 1 && kwnames == NULL) {
@@ -1262,8 +1258,6 @@ message_size(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *
     return python_after_decline(py_size, self, args, nargs, kwnames);
 }
 
-static PyMethodDef decode_def = {"decode", (PyCFunction)(void (*)(void))message_decode, METH_FASTCALL | METH_KEYWORDS,
-                                 "Decode exactly ``data`` (bytes-like); trailing bytes are an error."};
 static PyMethodDef encode_def = {"encode", (PyCFunction)(void (*)(void))message_encode, METH_FASTCALL | METH_KEYWORDS,
                                  "The message body at ``version`` (no size prefix or header)."};
 static PyMethodDef size_def = {"size", (PyCFunction)(void (*)(void))message_size, METH_FASTCALL | METH_KEYWORDS,
@@ -1347,8 +1341,111 @@ static PyTypeObject LayoutType = {
 
 /* -- Module ---------------------------------------------------------------------------------- */
 
-/* setup(Uuid, Message): the class uuid fields decode to; Message's decode, encode and size
- * become the compiled ones, which keep the Python ones for what they decline. */
+/* -- Decoder: a message class's decode ------------------------------------------------------- */
+/* Set on each message class as its ``decode`` (a plain callable, so nothing is bound per call):
+ * the compiled layout of the version, and Message.decode (Python) for whatever it declines,
+ * which also raises every error. */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *cls;
+    long lowest;
+    PyObject *layouts; /* tuple: the Layout of version lowest + i, or None */
+} DecoderObject;
+
+static PyObject *
+decoder_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    DecoderObject *D = (DecoderObject *)self;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs == 2 && kwnames == NULL && PyBytes_CheckExact(args[0]) && PyLong_CheckExact(args[1])) {
+        long i = PyLong_AsLong(args[1]) - D->lowest;
+        PyErr_Clear();
+        if (i >= 0 && i < PyTuple_GET_SIZE(D->layouts) && Py_IS_TYPE(PyTuple_GET_ITEM(D->layouts, i), &LayoutType)) {
+            Input in = {(const unsigned char *)PyBytes_AS_STRING(args[0]), PyBytes_GET_SIZE(args[0]), args[0], NULL};
+            Py_ssize_t pos = 0;
+            PyObject *o = read_struct(&in, (LayoutObject *)PyTuple_GET_ITEM(D->layouts, i), &pos);
+            Py_XDECREF(in.view);
+            if (o != NULL && pos == in.len)
+                return o;
+            Py_XDECREF(o);
+            PyErr_Clear();
+        }
+    }
+    if (py_decode == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "kafka_meta_proto._codec.setup() was not called");
+        return NULL;
+    }
+    return call_python(py_decode, D->cls, args, nargs, kwnames);
+}
+
+static PyObject *
+decoder_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *cls, *table;
+    if (!PyArg_ParseTuple(args, "O!O!:Decoder", &PyType_Type, &cls, &PyDict_Type, &table))
+        return NULL;
+    long lowest = LONG_MAX, highest = LONG_MIN;
+    PyObject *key, *value;
+    Py_ssize_t it = 0;
+    while (PyDict_Next(table, &it, &key, &value)) {
+        long v = PyLong_AsLong(key);
+        if (v == -1 && PyErr_Occurred())
+            return NULL;
+        if (!Py_IS_TYPE(value, &LayoutType) || v < 0 || v > 0xFFFF) {
+            PyErr_SetString(PyExc_ValueError, "Decoder takes {version: Layout}");
+            return NULL;
+        }
+        lowest = v < lowest ? v : lowest;
+        highest = v > highest ? v : highest;
+    }
+    Py_ssize_t n = lowest <= highest ? highest - lowest + 1 : 0;
+    PyObject *layouts = PyTuple_New(n);
+    if (layouts == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(layouts, i, Py_NewRef(Py_None));
+    it = 0;
+    while (PyDict_Next(table, &it, &key, &value)) {
+        Py_ssize_t i = PyLong_AsLong(key) - lowest;
+        Py_SETREF(PyTuple_GET_ITEM(layouts, i), Py_NewRef(value));
+    }
+    DecoderObject *D = PyObject_New(DecoderObject, type);
+    if (D == NULL) {
+        Py_DECREF(layouts);
+        return NULL;
+    }
+    D->vectorcall = decoder_vectorcall;
+    D->cls = Py_NewRef(cls);
+    D->lowest = n ? lowest : 0;
+    D->layouts = layouts;
+    return (PyObject *)D;
+}
+
+static void
+decoder_dealloc(DecoderObject *D)
+{
+    Py_XDECREF(D->cls);
+    Py_XDECREF(D->layouts);
+    PyObject_Free(D);
+}
+
+static PyTypeObject DecoderType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "kafka_meta_proto._codec.Decoder",
+    .tp_doc = "decode(data, version): decode exactly ``data`` (bytes-like) as a message of the class at "
+              "``version``; trailing bytes are an error.",
+    .tp_basicsize = sizeof(DecoderObject),
+    .tp_dealloc = (destructor)decoder_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_vectorcall_offset = offsetof(DecoderObject, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_new = decoder_new,
+};
+
+/* setup(Uuid, Message): the class uuid fields decode to; Message's encode and size become the
+ * compiled ones, which keep the Python ones for what they decline, as Decoders keep decode. */
 static PyObject *
 codec_setup(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1382,14 +1479,10 @@ codec_setup(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     /* hold the Python methods before the class lets go of them */
     encode = Py_NewRef(encode);
     size = Py_NewRef(size);
-    PyObject *d = PyDescr_NewClassMethod(message, &decode_def);
     PyObject *e = PyDescr_NewMethod(message, &encode_def);
     PyObject *z = PyDescr_NewMethod(message, &size_def);
-    int failed = d == NULL || e == NULL || z == NULL ||
-                 PyObject_SetAttrString((PyObject *)message, "decode", d) < 0 ||
-                 PyObject_SetAttrString((PyObject *)message, "encode", e) < 0 ||
+    int failed = e == NULL || z == NULL || PyObject_SetAttrString((PyObject *)message, "encode", e) < 0 ||
                  PyObject_SetAttrString((PyObject *)message, "size", z) < 0;
-    Py_XDECREF(d);
     Py_XDECREF(e);
     Py_XDECREF(z);
     if (failed) {
@@ -1427,7 +1520,7 @@ static struct PyModuleDef codec_module = {
 PyMODINIT_FUNC
 PyInit__codec(void)
 {
-    if (PyType_Ready(&LayoutType) < 0)
+    if (PyType_Ready(&LayoutType) < 0 || PyType_Ready(&DecoderType) < 0)
         return NULL;
     compiled_cache = PyDict_New();
     empty_tuple = PyTuple_New(0);
@@ -1437,7 +1530,8 @@ PyInit__codec(void)
     PyObject *m = PyModule_Create(&codec_module);
     if (m == NULL)
         return NULL;
-    if (PyModule_AddObjectRef(m, "Layout", (PyObject *)&LayoutType) < 0) {
+    if (PyModule_AddObjectRef(m, "Layout", (PyObject *)&LayoutType) < 0 ||
+        PyModule_AddObjectRef(m, "Decoder", (PyObject *)&DecoderType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -28,8 +28,8 @@ else:
         from .message import Message
         from .uuid import Uuid
 
-        # Message.decode, encode and size become the compiled ones; they use a class's compiled
-        # layouts (its _LAYOUTS) and call the Python methods for anything they decline.
+        # Message.encode and size become the compiled ones; they use a class's compiled layouts
+        # (its _LAYOUTS) and call the Python methods for anything they decline.
         _native.setup(Uuid, Message)
 
 
@@ -59,6 +59,8 @@ def install(cls: Any, programs: dict[int, tuple[Any, ...]]) -> None:
         readers[version] = layout
     cls._READERS = readers
     cls._LAYOUTS = readers  # the same objects: compiled layouts, callable as readers
+    # decode: a callable holding the class's layouts, Message.decode for what it declines
+    cls.decode = _native.Decoder(cls, readers)
 
 
 def fallback_successes() -> dict[str, int]:
