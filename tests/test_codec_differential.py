@@ -196,3 +196,92 @@ def test_bytes_likes_offsets_and_zero_copy_fields():
 def test_every_layout_handles_what_python_handles():
     # every call above went through the compiled codec without needing the Python one
     assert codec.fallback_successes()["decode"] == 0
+
+
+# -- Record batch records (log/records.py) ------------------------------------------------------
+
+
+def random_records(rng) -> list:
+    from kafka_meta_proto.log.records import Record
+
+    def blob():
+        return None if rng.random() < 0.2 else rng.randbytes(rng.choice((0, 1, 7, 64, 300)))
+
+    return [
+        Record(
+            attributes=0,
+            timestamp_delta=rng.choice((0, 1, -1, 5000, 2**40, -(2**63), 2**63 - 1)),
+            offset_delta=i if rng.random() < 0.9 else rng.randrange(-(2**31), 2**31),
+            key=blob(),
+            value=blob(),
+            headers=[(rng.choice(("h", "trace-id", "é", "")), blob()) for _ in range(rng.choice((0, 0, 1, 3)))],
+        )
+        for i in range(rng.choice((1, 2, 5, 40)))
+    ]
+
+
+def python_records(data: bytes, count: int):
+    """The Python reader's records (or its error), and whether the first ``count`` came out
+    before any error (the check that they fill the section comes after them)."""
+    from kafka_meta_proto.log import records
+
+    out: list = []
+    try:
+        for record in records._python_records(data, 0, len(data), 0, count):
+            out.append(record)
+    except Exception as e:
+        return e, len(out) == count
+    return out, True
+
+
+def read_all(records, data: bytes, count: int, parser):
+    """iter_records with the given compiled parser (None: the Python reader alone)."""
+    from kafka_meta_proto.log.errors import LogFormatError
+
+    saved, records._parse_records = records._parse_records, parser
+    try:
+        return list(records.iter_records(data, 0, count))
+    except LogFormatError as e:
+        return e
+    finally:
+        records._parse_records = saved
+
+
+def test_record_parser_agrees_with_the_python_reader():
+    import random
+
+    from kafka_meta_proto.log import records
+
+    compiled = records._parse_records
+    assert compiled is not None
+    rng = random.Random(18)
+    agreed = parsed = 0
+    for _ in range(8_000):
+        recs = random_records(rng)
+        data = bytearray(records.encode_records(recs))
+        count = len(recs)
+        for _ in range(rng.choice((0, 1, 1, 2))):  # damage it
+            op = rng.random()
+            if op < 0.4 and data:
+                data[rng.randrange(len(data))] = rng.choice((0, 1, 0x7F, 0x80, 0xFF, rng.randrange(256)))
+            elif op < 0.6 and data:
+                del data[rng.randrange(len(data)) :]
+            elif op < 0.8:
+                data[rng.randrange(len(data) + 1) : 0] = rng.randbytes(rng.randrange(1, 4))
+            else:
+                count += rng.choice((-1, 1))
+        data = bytes(data)
+        want, all_read = python_records(data, max(count, 0))
+        got = records._parse_records(data, 0, max(count, 0))
+        if got is not None:  # what the compiled parser accepts, Python reads the same
+            parsed += 1
+            assert all_read, (data.hex(), want)
+            if not isinstance(want, Exception):
+                assert got[0] == want
+        through, reference = read_all(records, data, count, compiled), read_all(records, data, count, None)
+        if isinstance(reference, Exception):
+            assert type(through) is type(reference) and str(through) == str(reference)
+        else:
+            assert through == reference
+            agreed += 1
+    assert parsed > 2_000 and agreed > 2_000

@@ -1341,6 +1341,232 @@ static PyTypeObject LayoutType = {
 
 /* -- Module ---------------------------------------------------------------------------------- */
 
+/* -- Records of a record batch (log/records.py) ---------------------------------------------- */
+/* parse_records(data, pos, n): the next n records of an uncompressed records section as Record
+ * objects, and the position after them; None where anything is not as it should be, and the
+ * Python reader (iter_records) reads from there on and raises its LogFormatError. */
+
+static PyTypeObject *RecordType = NULL;
+static Py_ssize_t record_offsets[6]; /* attributes, timestamp_delta, offset_delta, key, value, headers */
+
+/* A zigzag varint of at most max_bytes whose raw value is at most limit (log/varint.py). */
+static inline int
+read_zigzag(const Input *in, Py_ssize_t *pos, int max_bytes, uint64_t limit, int64_t *out)
+{
+    Py_ssize_t p = *pos;
+    uint64_t raw = 0;
+    for (int i = 0; i < max_bytes; i++) {
+        if (p >= in->len)
+            return -1;
+        unsigned char b = in->buf[p++];
+        uint64_t bits = b & 0x7F;
+        if (i == 9 && bits > 1) /* past 64 bits: out of range */
+            return -1;
+        raw |= bits << (7 * i);
+        if (b < 0x80) {
+            if (raw > limit)
+                return -1;
+            *out = (int64_t)(raw >> 1) ^ -(int64_t)(raw & 1);
+            *pos = p;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+#define READ_VARINT(in, pos, out) read_zigzag((in), (pos), 5, 0xFFFFFFFFULL, (out))
+
+/* key or value: -1 is null; anything else must fit before the record's end */
+static PyObject *
+record_bytes(const Input *in, Py_ssize_t *pos, Py_ssize_t end)
+{
+    int64_t size;
+    if (READ_VARINT(in, pos, &size) < 0)
+        return NULL;
+    if (size < 0)
+        return size == -1 ? Py_NewRef(Py_None) : NULL;
+    if (size > end - *pos)
+        return NULL;
+    PyObject *b = PyBytes_FromStringAndSize((const char *)in->buf + *pos, (Py_ssize_t)size);
+    *pos += (Py_ssize_t)size;
+    return b;
+}
+
+static PyObject *
+record_headers(const Input *in, Py_ssize_t *pos, Py_ssize_t end)
+{
+    if (*pos >= in->len)
+        return NULL;
+    if (in->buf[*pos] == 0) {
+        (*pos)++;
+        return PyList_New(0);
+    }
+    int64_t count;
+    if (READ_VARINT(in, pos, &count) < 0 || count < 0)
+        return NULL;
+    Py_ssize_t left = end - *pos;
+    Py_ssize_t half = left >= 0 ? left / 2 : -((-left + 1) / 2); /* Python's floor division */
+    if (count > half)
+        return NULL;
+    PyObject *headers = PyList_New((Py_ssize_t)count);
+    if (headers == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < (Py_ssize_t)count; i++) {
+        int64_t size;
+        if (READ_VARINT(in, pos, &size) < 0 || size < 0 || size > end - *pos)
+            goto fail;
+        PyObject *name = PyUnicode_DecodeUTF8((const char *)in->buf + *pos, (Py_ssize_t)size, "surrogateescape");
+        if (name == NULL)
+            goto fail;
+        *pos += (Py_ssize_t)size;
+        PyObject *value = record_bytes(in, pos, end);
+        if (value == NULL) {
+            Py_DECREF(name);
+            goto fail;
+        }
+        PyObject *pair = PyTuple_New(2);
+        if (pair == NULL) {
+            Py_DECREF(name);
+            Py_DECREF(value);
+            goto fail;
+        }
+        PyTuple_SET_ITEM(pair, 0, name);
+        PyTuple_SET_ITEM(pair, 1, value);
+        PyList_SET_ITEM(headers, i, pair);
+    }
+    return headers;
+fail:
+    Py_DECREF(headers);
+    return NULL;
+}
+
+static PyObject *
+read_record(const Input *in, Py_ssize_t *pos)
+{
+    int64_t length, timestamp_delta, offset_delta;
+    if (READ_VARINT(in, pos, &length) < 0 || length < 6 || length > in->len - *pos)
+        return NULL;
+    Py_ssize_t end = *pos + (Py_ssize_t)length;
+    int attributes = (int8_t)in->buf[(*pos)++];
+    if (read_zigzag(in, pos, 10, 0xFFFFFFFFFFFFFFFFULL, &timestamp_delta) < 0 ||
+        READ_VARINT(in, pos, &offset_delta) < 0)
+        return NULL;
+    PyObject *r = RecordType->tp_alloc(RecordType, 0);
+    if (r == NULL)
+        return NULL;
+    PyObject *values[6] = {PyLong_FromLong(attributes), PyLong_FromLongLong(timestamp_delta),
+                           PyLong_FromLongLong(offset_delta), NULL, NULL, NULL};
+    for (int i = 0; i < 6; i++)
+        SLOT(r, record_offsets[i]) = values[i];
+    if (values[0] == NULL || values[1] == NULL || values[2] == NULL ||
+        (SLOT(r, record_offsets[3]) = record_bytes(in, pos, end)) == NULL ||
+        (SLOT(r, record_offsets[4]) = record_bytes(in, pos, end)) == NULL ||
+        (SLOT(r, record_offsets[5]) = record_headers(in, pos, end)) == NULL || *pos != end) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    return r;
+}
+
+static PyObject *
+codec_parse_records(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (RecordType == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "setup_records(Record) was not called");
+        return NULL;
+    }
+    if (nargs != 3 || !PyBytes_CheckExact(args[0]))
+        Py_RETURN_NONE;
+    Input in = {(const unsigned char *)PyBytes_AS_STRING(args[0]), PyBytes_GET_SIZE(args[0]), args[0], NULL};
+    Py_ssize_t pos = PyLong_AsSsize_t(args[1]), n = PyLong_AsSsize_t(args[2]);
+    if (PyErr_Occurred() || pos < 0 || pos > in.len || n < 0 || n > in.len - pos) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyObject *records = PyList_New(n);
+    if (records == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *r = read_record(&in, &pos);
+        if (r == NULL) {
+            Py_DECREF(records);
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        PyList_SET_ITEM(records, i, r);
+    }
+    return Py_BuildValue("(Nn)", records, pos);
+}
+
+static PyObject *
+codec_setup_records(PyObject *module, PyObject *record)
+{
+    static const char *names[6] = {"attributes", "timestamp_delta", "offset_delta", "key", "value", "headers"};
+    if (!PyType_Check(record)) {
+        PyErr_SetString(PyExc_TypeError, "setup_records(Record) takes the Record class");
+        return NULL;
+    }
+    Py_ssize_t offsets[6];
+    for (int i = 0; i < 6; i++) {
+        PyObject *name = PyUnicode_FromString(names[i]);
+        if (name == NULL)
+            return NULL;
+        offsets[i] = slot_offset((PyTypeObject *)record, name);
+        Py_DECREF(name);
+        if (offsets[i] < 0)
+            return NULL;
+    }
+    memcpy(record_offsets, offsets, sizeof(offsets));
+    Py_XSETREF(RecordType, (PyTypeObject *)Py_NewRef(record));
+    Py_RETURN_NONE;
+}
+
+/* -- KRaft record values (kraft.py) ----------------------------------------------------------- */
+/* read_record_value(data, classes): a metadata record value (uvarint frame version 1, record type,
+ * record version, body) as (record type, version, message), the class of each record type taken
+ * from the dict ``classes``; None for anything else (an unknown type, a bad frame, a body that
+ * does not decode exactly), which kraft.decode_record_value then reads and reports. */
+
+static PyObject *
+codec_read_record_value(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyBytes_CheckExact(args[0]) || !PyDict_CheckExact(args[1]))
+        Py_RETURN_NONE;
+    Input in = {(const unsigned char *)PyBytes_AS_STRING(args[0]), PyBytes_GET_SIZE(args[0]), args[0], NULL};
+    Py_ssize_t pos = 0;
+    uint64_t frame, type, version;
+    if (read_uvarint(&in, &pos, &frame) < 0 || frame != 1 || read_uvarint(&in, &pos, &type) < 0 ||
+        read_uvarint(&in, &pos, &version) < 0)
+        Py_RETURN_NONE;
+    PyObject *key = PyLong_FromUnsignedLongLong(type);
+    if (key == NULL)
+        return NULL;
+    PyObject *cls = PyDict_GetItemWithError(args[1], key);
+    Py_DECREF(key);
+    if (cls == NULL || !PyType_Check(cls)) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyObject *v = PyLong_FromUnsignedLongLong(version);
+    if (v == NULL)
+        return NULL;
+    LayoutObject *L = layout_for((PyTypeObject *)cls, v);
+    if (L == NULL) {
+        Py_DECREF(v);
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyObject *message = read_struct(&in, L, &pos);
+    Py_XDECREF(in.view);
+    if (message == NULL || pos != in.len) {
+        Py_XDECREF(message);
+        Py_DECREF(v);
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    return Py_BuildValue("(KNN)", (unsigned long long)type, v, message);
+}
+
 /* -- Decoder: a message class's decode ------------------------------------------------------- */
 /* Set on each message class as its ``decode`` (a plain callable, so nothing is bound per call):
  * the compiled layout of the version, and Message.decode (Python) for whatever it declines,
@@ -1509,6 +1735,11 @@ codec_stats(PyObject *module, PyObject *unused)
 static PyMethodDef codec_methods[] = {
     {"setup", (PyCFunction)(void (*)(void))codec_setup, METH_FASTCALL, "setup(Uuid, Message): the uuid class; compiled Message.decode, encode and size."},
     {"stats", codec_stats, METH_NOARGS, "Counters: fallback_successes (input declined that Python decoded)."},
+    {"read_record_value", (PyCFunction)(void (*)(void))codec_read_record_value, METH_FASTCALL,
+     "read_record_value(data, classes) -> (record type, version, message), or None."},
+    {"setup_records", codec_setup_records, METH_O, "setup_records(Record): the class parse_records makes."},
+    {"parse_records", (PyCFunction)(void (*)(void))codec_parse_records, METH_FASTCALL,
+     "parse_records(data, pos, n) -> ([Record] * n, next position), or None where anything is amiss."},
     {NULL, NULL, 0, NULL},
 };
 

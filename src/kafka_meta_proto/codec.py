@@ -72,3 +72,18 @@ def fallback_successes() -> dict[str, int]:
         return {"decode": 0, "encode": 0}
     stats = _native.stats()
     return {"decode": int(stats["fallback_successes"]), "encode": int(stats["encode_fallback_successes"])}
+
+
+def compiled_record_parser(record_class: Any) -> Any:
+    """The compiled reader of record batch records (``parse_records(data, pos, n)``), making
+    ``record_class`` objects; None under pure Python (log/records.py)."""
+    if _native is None:
+        return None
+    _native.setup_records(record_class)
+    return _native.parse_records
+
+
+def compiled_record_value_reader() -> Any:
+    """The compiled reader of KRaft metadata record values (``read_record_value(data,
+    classes)``); None under pure Python (kraft.py)."""
+    return None if _native is None else _native.read_record_value

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from ..codec import compiled_record_parser
 from ..errors import EncodeError
 from .control import ControlRecordType, parse_control_key
 from .errors import LogFormatError, RecordCountError
@@ -111,6 +112,13 @@ def _decode_headers(data: bytes, pos: int, end: int, count: int) -> tuple[list, 
     return headers, pos
 
 
+# The compiled codec's record parser (None under pure Python): it reads records in chunks of
+# at most COMPILED_CHUNK, so that a large batch is still held a chunk at a time, and declines
+# (None) a chunk with anything amiss, which the Python reader below then reads and reports.
+_parse_records = compiled_record_parser(Record)
+COMPILED_CHUNK = 256
+
+
 def iter_records(data: bytes, pos: int, count: int) -> Iterator[Record]:
     """The ``count`` records of ``data[pos:]``, one at a time; they must fill it exactly (a
     LogFormatError says where they do not, raised when the iteration reaches that point)."""
@@ -122,8 +130,24 @@ def iter_records(data: bytes, pos: int, count: int) -> Iterator[Record]:
             f"records count {count} cannot fit in the {end - pos} bytes of records data"
         )
     index = 0
+    if _parse_records is not None:
+        while index < count:
+            n = min(count - index, COMPILED_CHUNK)
+            chunk = _parse_records(data, pos, n)
+            if chunk is None:
+                break
+            records, pos = chunk
+            yield from records
+            index += n
+    yield from _python_records(data, pos, end, index, count)
+
+
+def _python_records(data: bytes, pos: int, end: int, first: int, count: int) -> Iterator[Record]:
+    """Records ``first`` to ``count - 1`` of the section, from ``pos``, then the check that
+    they fill it."""
+    index = first
     try:
-        for index in range(count):
+        for index in range(first, count):
             # Varints are decoded inline when they take one byte (values -64..63) or two
             # (-8192..8191), which covers nearly every field of nearly every record; longer ones
             # go to read_varint / read_varlong. Zigzag: (raw >> 1) ^ -(raw & 1).
