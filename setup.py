@@ -42,7 +42,7 @@ if os.environ.get("KAFKA_META_PROTO_NO_EXTENSION", "") in ("", "0"):
         Extension(
             "kafka_meta_proto._codec",
             sources=["src/kafka_meta_proto/_codec.c"],
-            extra_compile_args=["-O2"] if os.name != "nt" else [],
+            extra_compile_args=["-O3"] if os.name != "nt" else [],
             optional=True,
         )
     )

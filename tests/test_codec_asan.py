@@ -43,6 +43,34 @@ for name, version, data in diff.fuzz.read_vectors(diff.fuzz.DEFAULT_VECTORS):
         vectors += 1
 fuzzed = diff.run(int(sys.argv[3]), seed=23, quiet=True)
 res.add(fuzzed)
+
+# record batch records and KRaft record values, whole and damaged
+import random
+from kafka_meta_proto import kraft
+from kafka_meta_proto.log import records
+from kafka_meta_proto.log.records import Record
+rng = random.Random(5)
+corpus = diff._STATE["corpus"]
+values = [v for (name, _), seeds in corpus.seeds.items() if message_class(name).MESSAGE_TYPE == "metadata"
+          for v in seeds]
+for i in range(int(sys.argv[3]) // 10):
+    recs = [Record(key=rng.randbytes(rng.randrange(5)) if rng.random() < 0.5 else None,
+                   value=rng.randbytes(rng.randrange(50)), offset_delta=j,
+                   headers=[("h" * rng.randrange(3), None if rng.random() < 0.3 else b"v")] * rng.randrange(3))
+            for j in range(rng.randrange(1, 20))]
+    data = bytearray(records.encode_records(recs))
+    for _ in range(rng.randrange(3)):
+        if data:
+            data[rng.randrange(len(data))] = rng.randrange(256)
+    if rng.random() < 0.3:
+        del data[rng.randrange(len(data) + 1):]
+    records._parse_records(bytes(data), 0, len(recs))
+    body = rng.choice(values)
+    value = bytes([1, rng.randrange(30), rng.randrange(3)]) + bytes(diff.fuzz.mutate(body, rng, corpus, rng.choice(corpus.targets))[0])
+    try:
+        kraft.decode_record_value(value)
+    except Exception:
+        pass
 print(f"vectors {vectors} inputs {fuzzed.inputs} mismatches {res.mismatches}")
 """
 

@@ -30,8 +30,10 @@ def build(out_dir: Path, asan: bool = False) -> Path:
     cc = shlex.split(sysconfig.get_config_var("CC") or "cc")[:1]
     flags = ["-shared", "-fPIC", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers"]
     flags += ["-O1", "-g", "-fsanitize=address", "-fno-omit-frame-pointer"] if asan else ["-O3"]
-    cmd = [*cc, *flags, f"-I{sysconfig.get_paths()['include']}", str(SOURCE), "-o", str(target)]
+    partial = target.with_name(target.name + ".partial")
+    cmd = [*cc, *flags, f"-I{sysconfig.get_paths()['include']}", str(SOURCE), "-o", str(partial)]
     subprocess.run(cmd, check=True)
+    partial.replace(target)  # a process that has the old one loaded keeps it
     return target
 
 

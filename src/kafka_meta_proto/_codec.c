@@ -763,7 +763,8 @@ byte_view(PyObject *v, const char **data, Py_ssize_t *n)
     return -1;
 }
 
-/* UTF-8 of a string the writer encodes; strings hold at most 32767 bytes. */
+/* UTF-8 of a string the writer encodes (strict: a lone surrogate declines, as str.encode()
+ * raises); strings hold at most 32767 bytes. */
 static inline int
 text_view(PyObject *v, const char **data, Py_ssize_t *n)
 {
@@ -772,7 +773,7 @@ text_view(PyObject *v, const char **data, Py_ssize_t *n)
         *n = PyUnicode_GET_LENGTH(v);
         return *n <= 0x7FFF ? 0 : -1;
     }
-    if (!PyUnicode_Check(v))
+    if (!PyUnicode_CheckExact(v)) /* a subclass may have its own encode(), which the writer calls */
         return -1;
     *data = PyUnicode_AsUTF8AndSize(v, n);
     return *data != NULL && *n <= 0x7FFF ? 0 : -1;
