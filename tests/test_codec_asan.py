@@ -78,7 +78,9 @@ print(f"vectors {vectors} inputs {fuzzed.inputs} mismatches {res.mismatches}")
 def asan_runtime() -> str | None:
     cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
     try:
-        path = subprocess.run([cc, "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
+        path = subprocess.run(
+            [cc, "-print-file-name=libasan.so"], capture_output=True, text=True
+        ).stdout.strip()
     except OSError:
         return None
     return path if os.path.isabs(path) and os.path.exists(path) else None
@@ -108,4 +110,9 @@ def test_golden_vectors_and_fuzz_corpus_run_clean_under_asan(tmp_path):
     assert "AddressSanitizer" not in run.stderr, run.stderr[-5000:]
     assert run.returncode == 0, run.stderr[-5000:]
     words = run.stdout.split()
-    assert words[0] == "vectors" and int(words[1]) > 1000 and int(words[3]) == 300000 and words[5] == "0", run.stdout
+    assert (
+        words[0] == "vectors"
+        and int(words[1]) > 1000
+        and int(words[3]) == 300000
+        and words[5] == "0"
+    ), run.stdout

@@ -19,13 +19,16 @@ from kafka_meta_proto import REGISTRY, DecodeError, EncodeError, codec, message_
 from kafka_meta_proto.strategies import versioned_messages
 
 pytestmark = pytest.mark.skipif(
-    codec.active_codec() != "compiled", reason=f"the compiled codec is not active ({codec.why_pure_python()})"
+    codec.active_codec() != "compiled",
+    reason=f"the compiled codec is not active ({codec.why_pure_python()})",
 )
 
 
 @pytest.fixture(scope="module")
 def diff():
-    spec = importlib.util.spec_from_file_location("kmp_codec_differential", ROOT / "tools" / "codec_differential.py")
+    spec = importlib.util.spec_from_file_location(
+        "kmp_codec_differential", ROOT / "tools" / "codec_differential.py"
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -128,14 +131,20 @@ def python_decode(cls, data, version):
         e.context = f"{cls.NAME} v{version}"
         raise
     if end != len(data):
-        raise DecodeError(f"{len(data) - end} trailing bytes after the message", end, context=f"{cls.NAME} v{version}")
+        raise DecodeError(
+            f"{len(data) - end} trailing bytes after the message",
+            end,
+            context=f"{cls.NAME} v{version}",
+        )
     return msg
 
 
 @pytest.mark.parametrize("cut", [1, 5, 17, 40])
 def test_truncated_input_gives_the_python_error(cut):
     Fetch = message_class("FetchRequest")
-    data = Fetch(topics=[Fetch.FetchTopic(topic="t", partitions=[Fetch.FetchPartition(partition=3)])]).encode(13)
+    data = Fetch(
+        topics=[Fetch.FetchTopic(topic="t", partitions=[Fetch.FetchPartition(partition=3)])]
+    ).encode(13)
     short = data[: len(data) - cut]
     e = errors_alike(lambda: Fetch.decode(short, 13), lambda: python_decode(Fetch, short, 13))
     assert e.path and e.offset is not None
@@ -143,7 +152,13 @@ def test_truncated_input_gives_the_python_error(cut):
 
 def test_bad_lengths_and_utf8_give_the_python_errors():
     Config = message_class("CreateTopicsRequest")
-    msg = Config(topics=[Config.CreatableTopic(name="abc", configs=[Config.CreatableTopicConfig(name="k", value="v")])])
+    msg = Config(
+        topics=[
+            Config.CreatableTopic(
+                name="abc", configs=[Config.CreatableTopicConfig(name="k", value="v")]
+            )
+        ]
+    )
     data = bytearray(msg.encode(7))
     at = data.index(b"abc")
     bad_utf8 = bytes(data[:at] + b"\xff" + data[at + 1 :])
@@ -214,7 +229,10 @@ def random_records(rng) -> list:
             offset_delta=i if rng.random() < 0.9 else rng.randrange(-(2**31), 2**31),
             key=blob(),
             value=blob(),
-            headers=[(rng.choice(("h", "trace-id", "é", "")), blob()) for _ in range(rng.choice((0, 0, 1, 3)))],
+            headers=[
+                (rng.choice(("h", "trace-id", "é", "")), blob())
+                for _ in range(rng.choice((0, 0, 1, 3)))
+            ],
         )
         for i in range(rng.choice((1, 2, 5, 40)))
     ]
@@ -263,7 +281,9 @@ def test_record_parser_agrees_with_the_python_reader():
         for _ in range(rng.choice((0, 1, 1, 2))):  # damage it
             op = rng.random()
             if op < 0.4 and data:
-                data[rng.randrange(len(data))] = rng.choice((0, 1, 0x7F, 0x80, 0xFF, rng.randrange(256)))
+                data[rng.randrange(len(data))] = rng.choice(
+                    (0, 1, 0x7F, 0x80, 0xFF, rng.randrange(256))
+                )
             elif op < 0.6 and data:
                 del data[rng.randrange(len(data)) :]
             elif op < 0.8:
@@ -278,7 +298,9 @@ def test_record_parser_agrees_with_the_python_reader():
             assert all_read, (data.hex(), want)
             if not isinstance(want, Exception):
                 assert got[0] == want
-        through, reference = read_all(records, data, count, compiled), read_all(records, data, count, None)
+        through, reference = read_all(records, data, count, compiled), read_all(
+            records, data, count, None
+        )
         if isinstance(reference, Exception):
             assert type(through) is type(reference) and str(through) == str(reference)
         else:

@@ -28,7 +28,14 @@ def build(out_dir: Path, asan: bool = False) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / target_name()
     cc = shlex.split(sysconfig.get_config_var("CC") or "cc")[:1]
-    flags = ["-shared", "-fPIC", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers"]
+    flags = [
+        "-shared",
+        "-fPIC",
+        "-Wall",
+        "-Wextra",
+        "-Wno-unused-parameter",
+        "-Wno-missing-field-initializers",
+    ]
     flags += ["-O1", "-g", "-fsanitize=address", "-fno-omit-frame-pointer"] if asan else ["-O3"]
     partial = target.with_name(target.name + ".partial")
     cmd = [*cc, *flags, f"-I{sysconfig.get_paths()['include']}", str(SOURCE), "-o", str(partial)]

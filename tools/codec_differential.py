@@ -75,7 +75,9 @@ def same(a, b) -> bool:
     if type(a) is not type(b):
         return False
     if type(a) is float:
-        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+        return (math.isnan(a) and math.isnan(b)) or (
+            a == b and math.copysign(1, a) == math.copysign(1, b)
+        )
     if type(a) in (list, tuple):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     if type(a) is memoryview:
@@ -163,7 +165,14 @@ class Result:
     findings: list = field(default_factory=list)
 
     def add(self, other: Result) -> None:
-        for name in ("inputs", "mismatches", "declined_decode", "declined_encode", "decoded", "encoded"):
+        for name in (
+            "inputs",
+            "mismatches",
+            "declined_decode",
+            "declined_encode",
+            "decoded",
+            "encoded",
+        ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.findings += other.findings[: max(0, 100 - len(self.findings))]
 
@@ -192,7 +201,9 @@ def check_encode(cls, msg, version, res: Result, detail: dict) -> None:
     want, want_size = _python_encode(cls, msg, version), _python_size(cls, msg, version)
     got, got_size = layout.encode(msg), layout.size(msg)
     if (got is None) != (got_size is None):
-        _mismatch(res, "compiled encode and size disagree on declining", detail, msg=repr(msg)[:2000])
+        _mismatch(
+            res, "compiled encode and size disagree on declining", detail, msg=repr(msg)[:2000]
+        )
     if got is not None and got != want:
         _mismatch(res, "encode differs" if want is not None else "compiled encodes what Python refuses", detail,
                   msg=repr(msg)[:2000], got=got.hex()[:2000], want=None if want is None else want.hex()[:2000])  # fmt: skip
@@ -218,7 +229,9 @@ def check_decode(cls, version, data: bytes, res: Result, detail: dict):
     elif want is None:
         _mismatch(res, "compiled decodes what Python refuses", detail, got=repr(got[0])[:2000])
     elif got[1] != want[1] or not same(got[0], want[0]):
-        _mismatch(res, "decoded objects differ", detail, got=repr(got)[:2000], want=repr(want)[:2000])
+        _mismatch(
+            res, "decoded objects differ", detail, got=repr(got)[:2000], want=repr(want)[:2000]
+        )
     if want is not None:
         res.decoded += 1
         return want[0]
@@ -263,7 +276,9 @@ def run_chunk(job: tuple[int, int]) -> Result:
         check_encode(cls, msg, version, res, {**detail, "encode": "as decoded"})
         if rng.random() < 0.5:
             other = rng.choice(corpus.versions[name])
-            check_encode(cls, spoil(rng, msg), other, res, {**detail, "encode": f"spoiled, at v{other}"})
+            check_encode(
+                cls, spoil(rng, msg), other, res, {**detail, "encode": f"spoiled, at v{other}"}
+            )
     return res
 
 
@@ -272,7 +287,14 @@ def chunks(budget: int):
         yield i, min(CHUNK, budget - start)
 
 
-def run(budget: int, seed: int, jobs: int = 1, only=None, vectors=fuzz.DEFAULT_VECTORS, quiet: bool = False) -> Result:
+def run(
+    budget: int,
+    seed: int,
+    jobs: int = 1,
+    only=None,
+    vectors=fuzz.DEFAULT_VECTORS,
+    quiet: bool = False,
+) -> Result:
     total = Result()
     started = time.monotonic()
     if jobs == 1:
@@ -308,10 +330,15 @@ def main(argv=None) -> int:
     started = time.monotonic()
     res = run(args.budget, args.seed, args.jobs, args.only, args.vectors, args.quiet)
     if args.report:
-        args.report.write_text("".join(json.dumps(f) + "\n" for f in res.findings), encoding="utf-8")
+        args.report.write_text(
+            "".join(json.dumps(f) + "\n" for f in res.findings), encoding="utf-8"
+        )
     for f in res.findings[:5]:
         print(json.dumps(f)[:3000])
-    print(f"decoded {res.decoded:,}, encode checks {res.encoded:,}, {time.monotonic() - started:.0f} s", file=sys.stderr)
+    print(
+        f"decoded {res.decoded:,}, encode checks {res.encoded:,}, {time.monotonic() - started:.0f} s",
+        file=sys.stderr,
+    )
     print(f"{res.inputs} inputs, {res.mismatches} mismatches, {res.declined_decode} declined-valid-decode, "
           f"{res.declined_encode} declined-encode")  # fmt: skip
     return 1 if res.mismatches else 0

@@ -71,7 +71,10 @@ def fallback_successes() -> dict[str, int]:
     if _native is None:
         return {"decode": 0, "encode": 0}
     stats = _native.stats()
-    return {"decode": int(stats["fallback_successes"]), "encode": int(stats["encode_fallback_successes"])}
+    return {
+        "decode": int(stats["fallback_successes"]),
+        "encode": int(stats["encode_fallback_successes"]),
+    }
 
 
 def compiled_record_parser(record_class: Any) -> Any:

@@ -122,6 +122,12 @@ COMPILED_CHUNK = 256
 def iter_records(data: bytes, pos: int, count: int) -> Iterator[Record]:
     """The ``count`` records of ``data[pos:]``, one at a time; they must fill it exactly (a
     LogFormatError says where they do not, raised when the iteration reaches that point)."""
+    if _parse_records is None:  # pure Python: the reader itself, no generator in between
+        return _python_records(data, pos, len(data), 0, count)
+    return _compiled_records(data, pos, count)
+
+
+def _check_count(data: bytes, pos: int, count: int) -> None:
     end = len(data)
     if count < 0:
         raise LogFormatError(f"negative records count {count}")
@@ -129,22 +135,29 @@ def iter_records(data: bytes, pos: int, count: int) -> Iterator[Record]:
         raise RecordCountError(
             f"records count {count} cannot fit in the {end - pos} bytes of records data"
         )
+
+
+def _compiled_records(data: bytes, pos: int, count: int) -> Iterator[Record]:
+    """Chunks from the compiled parser while it reads them, then the Python reader from the
+    first record of the chunk it declined."""
+    _check_count(data, pos, count)
     index = 0
-    if _parse_records is not None:
-        while index < count:
-            n = min(count - index, COMPILED_CHUNK)
-            chunk = _parse_records(data, pos, n)
-            if chunk is None:
-                break
-            records, pos = chunk
-            yield from records
-            index += n
-    yield from _python_records(data, pos, end, index, count)
+    while index < count:
+        n = min(count - index, COMPILED_CHUNK)
+        chunk = _parse_records(data, pos, n)
+        if chunk is None:
+            break
+        records, pos = chunk
+        yield from records
+        index += n
+    yield from _python_records(data, pos, len(data), index, count)
 
 
 def _python_records(data: bytes, pos: int, end: int, first: int, count: int) -> Iterator[Record]:
     """Records ``first`` to ``count - 1`` of the section, from ``pos``, then the check that
-    they fill it."""
+    they fill it (and, from the first record, the check of the count first)."""
+    if first == 0:
+        _check_count(data, pos, count)
     index = first
     try:
         for index in range(first, count):
