@@ -215,6 +215,47 @@ def leader_and_isr(topics: int = 50, partitions: int = 20):
     )
 
 
+def create_topics(topics: int = 50, configs: int = 8):
+    """String-heavy: every topic with its configuration overrides."""
+    CT = message_class("CreateTopicsRequest")
+    keys = ["cleanup.policy", "retention.ms", "segment.bytes", "min.insync.replicas", "compression.type",
+            "max.message.bytes", "message.timestamp.type", "retention.bytes", "segment.ms", "unclean.leader.election.enable"]  # fmt: skip
+    rng = random.Random(19)
+    return CT(
+        topics=[
+            CT.CreatableTopic(
+                name=f"tenant-{t % 7}.orders.events-{t:04d}",
+                num_partitions=rng.choice((3, 6, 12, 24)),
+                replication_factor=3,
+                assignments=[],
+                configs=[CT.CreatableTopicConfig(name=k, value=str(rng.randrange(1, 10**9)) if rng.random() < 0.7 else None)
+                         for k in keys[:configs]],  # fmt: skip
+            )
+            for t in range(topics)
+        ],
+        timeout_ms=30000,
+        validate_only=False,
+    )
+
+
+def produce_request(topics: int = 4, partitions: int = 64, record_bytes: int = 200):
+    """Many partitions, each with a small record batch."""
+    PR = message_class("ProduceRequest")
+    rng = random.Random(23)
+    return PR(
+        transactional_id=None,
+        acks=-1,
+        timeout_ms=30000,
+        topic_data=[
+            PR.TopicProduceData(
+                name=f"clicks.stream-{t}",
+                partition_data=[PR.PartitionProduceData(index=p, records=rng.randbytes(record_bytes)) for p in range(partitions)],
+            )
+            for t in range(topics)
+        ],
+    )
+
+
 def _stable(cls) -> int:
     return cls.HIGHEST_VERSION - 1 if cls.LATEST_VERSION_UNSTABLE else cls.HIGHEST_VERSION
 
@@ -294,6 +335,9 @@ def build_cases(quick: bool) -> list[Case]:
         Case("fetchresp", "FetchResponse v12, 1 MiB of records (8 x 128 KiB)", "FetchResponse", 12, fetch_response()),
         Case("heartbeat", "BrokerHeartbeatRequest v1", "BrokerHeartbeatRequest", 1, broker_heartbeat()),
         Case("leaderisr", "LeaderAndIsrRequest v7, 1,000 partitions (50 x 20)", "LeaderAndIsrRequest", 7, leader_and_isr()),
+        Case("mr400x25", "MetadataResponse v12, 400 topics x 25 partitions (10,000)", "MetadataResponse", 12, metadata_response(400, 25)),
+        Case("createtopics", "CreateTopicsRequest v7, 50 topics x 8 configs", "CreateTopicsRequest", 7, create_topics()),
+        Case("produce", "ProduceRequest v9, 256 partitions (4 x 64) of 200-byte batches", "ProduceRequest", 9, produce_request()),
         Case("kraft", "10,000 KRaft metadata records (record values)", "", 0, kraft_records(1000 if quick else 10_000)),
     ]
     if quick:
@@ -342,6 +386,8 @@ KIO_MODULES = {
     "FetchResponse": "kio.schema.fetch.v{v}.response",
     "BrokerHeartbeatRequest": "kio.schema.broker_heartbeat.v{v}.request",
     "LeaderAndIsrRequest": "kio.schema.leader_and_isr.v{v}.request",
+    "CreateTopicsRequest": "kio.schema.create_topics.v{v}.request",
+    "ProduceRequest": "kio.schema.produce.v{v}.request",
 }
 
 
@@ -375,6 +421,8 @@ KP_CLASSES = {
     "MetadataResponse": "kafka.protocol.metadata:MetadataResponse",
     "FetchRequest": "kafka.protocol.consumer:FetchRequest",
     "FetchResponse": "kafka.protocol.consumer:FetchResponse",
+    "CreateTopicsRequest": "kafka.protocol.admin:CreateTopicsRequest",
+    "ProduceRequest": "kafka.protocol.producer:ProduceRequest",
 }
 
 
@@ -389,7 +437,10 @@ def kp_codec(case: Case) -> Codec:
     module, _, name = where.partition(":")
     cls = getattr(importlib.import_module(module), name)
     data, v = case.data, case.version
-    obj = cls.decode(data, version=v)
+    try:
+        obj = cls.decode(data, version=v)
+    except Exception as e:  # a version it lacks, or bytes it reads otherwise
+        raise NotAvailable(f"kafka-python {version(KP)} cannot decode {case.name} v{v}: {type(e).__name__}: {e}") from None
     # A decoded kafka-python message has no header slot set; encode() reads it.
     obj._header = None
     return Codec(decode=lambda: cls.decode(data, version=v), encode=lambda: obj.encode(version=v), note="")
@@ -556,10 +607,20 @@ PEERS = [(KIO, kio_codec), (KP, kp_codec), (FLOOR, floor_codec)]
 # -- Timing ----------------------------------------------------------------------------------------
 
 
+# The clock samples are read from: wall time by default; --cpu-time switches to this process's
+# CPU time, which a busy shared machine disturbs far less (time spent waiting for a core is not
+# counted; cache and memory contention still are).
+TIMER = time.perf_counter
+
+
+def timed(fn, number: int) -> float:
+    return timeit.Timer(fn, timer=TIMER).timeit(number=number)
+
+
 def calibrate(fn, target: float) -> int:
     number = 1
     while True:
-        t = timeit.timeit(fn, number=number)
+        t = timed(fn, number)
         if t >= target / 5 or number >= 1 << 20:
             return max(1, int(number * target / max(t, 1e-9)))
         number *= 4
@@ -572,7 +633,7 @@ def measure(contenders: dict, rounds: int, target: float) -> dict[object, list[f
     keys = list(contenders)
     for r in range(rounds):
         for k in keys[r % len(keys) :] + keys[: r % len(keys)]:
-            samples[k].append(timeit.timeit(contenders[k], number=numbers[k]) / numbers[k])
+            samples[k].append(timed(contenders[k], numbers[k]) / numbers[k])
     return samples
 
 
@@ -666,12 +727,12 @@ def ratio(a: float, b: float) -> str:
 
 TARGETS = [
     # (description, op, peer, minimum speed-up of ours over the peer)
-    ("encode >= 3x kafka-python", "encode", KP, 3.0),
-    ("encode >= 6x kio", "encode", KIO, 6.0),
+    ("decode >= 1.5x kio", "decode", KIO, 1.5),
+    ("encode >= 5x kio", "encode", KIO, 5.0),
     ("decode >= 2x kafka-python", "decode", KP, 2.0),
-    ("decode within 2x of kio (speed-up >= 0.5x)", "decode", KIO, 0.5),
-    ("decode within 1.3x of the floor (speed-up >= 0.77x)", "decode", FLOOR, 1 / 1.3),
-    ("encode within 1.3x of the floor (speed-up >= 0.77x)", "encode", FLOOR, 1 / 1.3),
+    ("encode >= 3x kafka-python", "encode", KP, 3.0),
+    ("decode within 1.3x of the pure-Python floor (speed-up >= 0.77x)", "decode", FLOOR, 1 / 1.3),
+    ("encode within 1.3x of the pure-Python floor (speed-up >= 0.77x)", "encode", FLOOR, 1 / 1.3),
 ]
 
 
@@ -740,6 +801,8 @@ def machine() -> str:
         f"- Python {platform.python_version()} ({platform.python_implementation()}), {platform.system()} {platform.release()}\n"
         f"- {OURS} {version(OURS)}, kio {version(KIO)} (its readers are the compiled `kio._kio_native`), "
         f"kafka-python {version(KP)}; timing with timeit\n"
+        f"- clock: {'process CPU time (--cpu-time)' if TIMER is time.process_time else 'wall time'}\n"
+        f"- codec: {kafka_meta_proto.active_codec()}{' (' + why + ')' if (why := kafka_meta_proto.codec.why_pure_python()) else ''}\n"
         f"- allocator: GLIBC_TUNABLES={os.environ.get('GLIBC_TUNABLES', '(unset)')}\n"
         f"- load average at the start: {load}\n"
         f"- date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}"
@@ -797,7 +860,11 @@ def main(argv=None) -> int:
     ap.add_argument("--sample", type=float, help="seconds per timed sample (default 0.1, quick 0.01)")
     ap.add_argument("--only", nargs="+", help="case keys to run")
     ap.add_argument("--profile", metavar="CASE", help="cProfile our decode and encode of one case and exit")
+    ap.add_argument("--cpu-time", action="store_true", help="time with this process's CPU time instead of wall time")
     args = ap.parse_args(argv)
+    global TIMER
+    if args.cpu_time:
+        TIMER = time.process_time
     rounds = args.rounds or (3 if args.quick else 9)
     target = args.sample or (0.01 if args.quick else 0.1)
 

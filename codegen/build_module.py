@@ -6,6 +6,7 @@ import json
 
 from kafka_meta_proto.wire import SMALL_ARRAY
 
+from . import build_program
 from .build_codec import CodecBuilder
 from .build_json import json_codec
 from .constants import Constants
@@ -47,6 +48,8 @@ def module_model(msg: MessageSpec, source: str) -> Module:
             ("_FROM_JSON", f"_from_json_{msg.name}"),
         ],
         small_array=SMALL_ARRAY,
+        programs=build_program.programs(layouts),
+        program_table=build_program.version_table(roots),
     )
 
 

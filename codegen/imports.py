@@ -28,6 +28,7 @@ PACKAGE_IMPORTS = [
     ("DecodeError", "from kafka_meta_proto.errors import DecodeError"),
     ("EncodeError", "from kafka_meta_proto.errors import EncodeError"),
     ("UnsupportedVersionError", "from kafka_meta_proto.errors import UnsupportedVersionError"),
+    ("_install", "from kafka_meta_proto.codec import install as _install"),
     ("_Message", "from kafka_meta_proto.message import Message as _Message"),
     ("_absent", "from kafka_meta_proto.message import absent_field_error as _absent"),
     ("_detached_state", "from kafka_meta_proto.message import detached_state as _detached_state"),

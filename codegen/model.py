@@ -157,3 +157,7 @@ class Module:
     message: str
     tables: list[tuple[str, str]] = field(default_factory=list)  # (attribute, value)
     small_array: int = 0  # arrays shorter than this use the precompiled Structs
+    # The compiled codec's programs (codegen/build_program.py): (name, tuple) per distinct layout,
+    # children first, and the message's {version: program} table.
+    programs: list[tuple[str, str]] = field(default_factory=list)
+    program_table: str = ""

@@ -5,12 +5,63 @@ from __future__ import annotations
 import base64
 import json
 import math
+import os
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT.parent / "shared" / "kafka-reference"
+
+
+CODEC_ENV = "KAFKA_META_PROTO_PURE_PYTHON"
+
+
+def _codec_from_argv(argv: list[str]) -> str:
+    """--codec's value as given on the command line ("any" if absent)."""
+    for i, arg in enumerate(argv):
+        if arg.startswith("--codec="):
+            return arg.split("=", 1)[1]
+        if arg == "--codec" and i + 1 < len(argv):
+            return argv[i + 1]
+    return "any"
+
+
+# The codec is chosen when kafka_meta_proto is first imported, which a conftest further down may
+# do before pytest_configure runs: so --codec=pure sets the variable now, as this file (the
+# first conftest loaded) is imported.
+if _codec_from_argv(sys.argv) == "pure":
+    os.environ[CODEC_ENV] = "1"
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--codec",
+        choices=("any", "compiled", "pure"),
+        default="any",
+        help="which codec the run holds to: compiled (fails unless the C extension is built and "
+        "active), pure (sets KAFKA_META_PROTO_PURE_PYTHON=1, subprocesses included), or any (default)",
+    )
+
+
+def pytest_configure(config):
+    choice = config.getoption("--codec")
+    if choice == "pure":
+        os.environ[CODEC_ENV] = "1"
+    from kafka_meta_proto.codec import active_codec, why_pure_python
+
+    want = {"compiled": "compiled", "pure": "pure Python"}.get(choice)
+    if want is not None and active_codec() != want:
+        why = why_pure_python() or f"{CODEC_ENV} was not set when kafka_meta_proto was imported"
+        raise pytest.UsageError(f"--codec={choice}, but the active codec is {active_codec()} ({why})")
+
+
+def pytest_report_header(config):
+    from kafka_meta_proto.codec import active_codec, why_pure_python
+
+    why = why_pure_python()
+    return f"kafka_meta_proto codec: {active_codec()}" + (f" ({why})" if why else "")
 
 
 def reference(*parts: str) -> Path:

@@ -3,13 +3,14 @@ and the errors around the edges of the library (close matches, wrong kinds of in
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import uuid
 
 import pytest
 
-from kafka_meta_proto import Uuid, cli, kraft, message_class, protocol
+from kafka_meta_proto import Uuid, active_codec, cli, kraft, message_class, protocol
 from kafka_meta_proto.errors import DecodeError, EncodeError, UnsupportedVersionError
 
 # Runs the CLI as if none of the extras were installed: importing any of them fails.
@@ -31,10 +32,17 @@ def test_a_plain_install_lists_commands_and_runs_those_needing_no_extra():
     run = plain("--help")
     assert run.returncode == 0 and all(name in run.stdout for name in cli.COMMANDS), run.stderr
     run = plain("--version")
-    assert run.returncode == 0 and run.stdout.startswith("kafka-meta-proto 0.1.0 (pure Python codec")
+    codec = "compiled codec" if active_codec() == "compiled" else "pure Python codec: "
+    assert run.returncode == 0 and run.stdout.startswith(f"kafka-meta-proto 0.1.0 ({codec}"), run.stdout
     run = plain("random-uuid", "-n", "3")
     assert run.returncode == 0 and len(run.stdout.split()) == 3
     assert plain("demo").returncode == 0
+
+
+def test_version_names_the_codec_and_the_environment_forces_pure_python():
+    forced = subprocess.run([sys.executable, "-m", "kafka_meta_proto.cli", "--version"], capture_output=True,
+                            text=True, timeout=120, env={**os.environ, "KAFKA_META_PROTO_PURE_PYTHON": "1"})  # fmt: skip
+    assert forced.stdout.startswith("kafka-meta-proto 0.1.0 (pure Python codec: KAFKA_META_PROTO_PURE_PYTHON is set;")
 
 
 def test_a_plain_install_names_the_extra_a_command_needs():

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Set up this checkout on a fresh machine: a virtualenv (.venv) holding the package with its
-# generator, log and test dependencies, and a Java runtime for PySpark when `java` is absent.
-# Safe to run again: it reinstalls only when pyproject.toml changed.
+# generator, log and test dependencies (and its compiled codec, built in place where a C compiler
+# is present), and a Java runtime for PySpark when `java` is absent.
+# Safe to run again: it reinstalls only when pyproject.toml, setup.py or the C source changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv
 fi
-stamp=".venv/.installed-$(sha1sum pyproject.toml | cut -c1-16)"
+# pyproject.toml, setup.py and the compiled codec's source: a change to any reinstalls (rebuilds)
+stamp=".venv/.installed-$(cat pyproject.toml setup.py src/kafka_meta_proto/_codec.c | sha1sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   echo "setup: installing the package and its dependencies into .venv" >&2
   .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v '^WARNING: Location' >&2 || true

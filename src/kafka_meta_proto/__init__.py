@@ -8,6 +8,7 @@
 Message classes load lazily, so importing the package costs little.
 """
 
+from .codec import active_codec
 from .errors import DecodeError, EncodeError, KafkaProtocolError, UnsupportedVersionError
 from .message import Message
 from .messages import REGISTRY, message_class, record_class, request_class, response_class
@@ -23,6 +24,7 @@ __all__ = [
     "REGISTRY",
     "UnsupportedVersionError",
     "Uuid",
+    "active_codec",
     "message_class",
     "record_class",
     "request_class",

@@ -41,7 +41,18 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
 def version_text() -> str:
-    return f"{PROG} {__version__} (pure Python codec; Python {platform.python_version()})"
+    from .codec import active_codec, why_pure_python
+
+    codec = "compiled codec" if active_codec() == "compiled" else f"pure Python codec: {why_pure_python()}"
+    return f"{PROG} {__version__} ({codec}; Python {platform.python_version()})"
+
+
+class _PrintVersion(argparse.Action):
+    """--version printing its line as it is (argparse's own action wraps it at the terminal width)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+        print(version_text())
+        parser.exit()
 
 
 def _docstring(module_name: str) -> str:
@@ -77,7 +88,7 @@ def main(argv=None) -> int:
 
 def _main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog=PROG, description="Kafka protocol and KRaft metadata tools.")
-    parser.add_argument("--version", action="version", version=version_text())
+    parser.add_argument("--version", action=_PrintVersion, nargs=0, help="show the version and the codec in use, and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     chosen, module = _chosen(argv), None
     for name, module_name in COMMANDS.items():

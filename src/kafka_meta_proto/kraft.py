@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .codec import compiled_record_value_reader
 from .errors import DecodeError, EncodeError
 from .log.control import (
     ABORT,
@@ -65,8 +66,18 @@ def record_type_name(name: str) -> str:
     return "".join(out)
 
 
+# The compiled codec's reader of whole record values (None under pure Python), with the classes
+# of the record types met so far; anything it declines is read below, which names the problem.
+_read_record_value = compiled_record_value_reader()
+_RECORD_CLASSES: dict[int, type] = {}
+
+
 def decode_record_value(value, registry=REGISTRY) -> MetadataRecord:
     """Decode a metadata record value (frame, type, version, body)."""
+    if _read_record_value is not None and registry is REGISTRY and type(value) is bytes:
+        read = _read_record_value(value, _RECORD_CLASSES)
+        if read is not None:
+            return MetadataRecord(*read)
     data = bytes(value)
     frame_version, pos = _header_varint(data, 0, "frame_version")
     if frame_version != FRAME_VERSION:
@@ -84,6 +95,8 @@ def decode_record_value(value, registry=REGISTRY) -> MetadataRecord:
     message, end = cls.decode_from(data, version, pos)  # offsets stay relative to the whole value
     if end != len(data):
         raise DecodeError(f"{len(data) - end} bytes after the record body", end, context=f"{cls.NAME} v{version}")
+    if registry is REGISTRY:
+        _RECORD_CLASSES[record_type] = cls
     return MetadataRecord(record_type, version, message, frame_version)
 
 

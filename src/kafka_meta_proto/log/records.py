@@ -16,6 +16,7 @@ import io
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from ..codec import compiled_record_parser
 from ..errors import EncodeError
 from .control import ControlRecordType, parse_control_key
 from .errors import LogFormatError, RecordCountError
@@ -112,6 +113,13 @@ def _decode_headers(data: bytes, pos: int, end: int, count: int) -> tuple[list, 
     return headers, pos
 
 
+# The compiled codec's record parser (None under pure Python): it reads records in chunks of
+# at most COMPILED_CHUNK, so that a large batch is still held a chunk at a time, and declines
+# (None) a chunk with anything amiss, which the Python reader then reads and reports.
+_parse_records = compiled_record_parser(Record)
+COMPILED_CHUNK = 256
+
+
 def iter_records(data: bytes, pos: int, count: int) -> Iterator[Record]:
     """The ``count`` records of ``data[pos:]``, one at a time; they must fill it exactly (a
     LogFormatError says where they do not: at once for a count that cannot fit, else when the
@@ -122,7 +130,24 @@ def iter_records(data: bytes, pos: int, count: int) -> Iterator[Record]:
         raise RecordCountError(
             f"records count {count} cannot fit in the {len(data) - pos} bytes of records data"
         )
-    return _parse(data, pos, 0, count, None)
+    if _parse_records is None:  # pure Python: the reader itself, no generator in between
+        return _parse(data, pos, 0, count, None)
+    return _compiled_records(data, pos, count)
+
+
+def _compiled_records(data: bytes, pos: int, count: int) -> Iterator[Record]:
+    """Chunks from the compiled parser while it reads them, then the Python reader from the
+    first record of the chunk it declined."""
+    index = 0
+    while index < count:
+        n = min(count - index, COMPILED_CHUNK)
+        chunk = _parse_records(data, pos, n)
+        if chunk is None:
+            break
+        records, pos = chunk
+        yield from records
+        index += n
+    yield from _parse(data, pos, index, count, None)
 
 
 # A malformed record's fields can be read up to this many bytes past its end before the

@@ -1,0 +1,92 @@
+"""Which codec decodes messages: the compiled one (the C extension ``kafka_meta_proto._codec``,
+built by the package's install where a C compiler is present) or the pure Python one.
+
+Pure Python is the reference: the compiled codec gives the same objects, and whenever it meets
+input it does not accept it hands the same call to the Python codec, which raises the error (so
+every DecodeError carries the same path and offset whichever codec is active).
+
+``KAFKA_META_PROTO_PURE_PYTHON=1`` in the environment forces pure Python (read at import).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+PURE_PYTHON_ENV = "KAFKA_META_PROTO_PURE_PYTHON"
+
+_native: Any = None
+_why_pure = ""
+if os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0"):
+    _why_pure = f"{PURE_PYTHON_ENV} is set"
+else:
+    try:
+        from . import _codec as _native
+    except ImportError:
+        _why_pure = "the C extension is not built"
+    else:
+        from .message import Message
+        from .uuid import Uuid
+
+        # Message.encode and size become the compiled ones; they use a class's compiled layouts
+        # (its _LAYOUTS) and call the Python methods for anything they decline.
+        _native.setup(Uuid, Message)
+
+
+def active_codec() -> str:
+    """``"compiled"`` when the C extension decodes messages, else ``"pure Python"``."""
+    return "compiled" if _native is not None else "pure Python"
+
+
+def why_pure_python() -> str:
+    """Why the pure Python codec is active ("" when the compiled one is)."""
+    return _why_pure
+
+
+def install(cls: Any, programs: dict[int, tuple[Any, ...]]) -> None:
+    """Give the message class its compiled layouts, one per version (called by generated
+    modules; does nothing under pure Python). Each is also the version's reader, falling back on
+    the Python reader it replaces."""
+    if _native is None:
+        return
+    compiled: dict[int, Any] = {}  # versions sharing a layout share one compiled program
+    readers = {}
+    for version, python_reader in cls._READERS.items():
+        program = programs[version]
+        layout = compiled.get(id(program))
+        if layout is None:
+            layout = compiled[id(program)] = _native.Layout(program, python_reader)
+        readers[version] = layout
+    cls._READERS = readers
+    cls._LAYOUTS = readers  # the same objects: compiled layouts, callable as readers
+    # decode: a callable holding the class's layouts, Message.decode for what it declines
+    cls.decode = _native.Decoder(cls, readers)
+
+
+def fallback_successes() -> dict[str, int]:
+    """How many times the compiled codec declined what the Python codec then handled without
+    error ("decode"; "encode" counts encode and size): 0 for the values the compiled codec
+    covers (the differential tests check it), more for unusual ones (an int subclass where an
+    int is expected...), which the Python codec serves."""
+    if _native is None:
+        return {"decode": 0, "encode": 0}
+    stats = _native.stats()
+    return {
+        "decode": int(stats["fallback_successes"]),
+        "encode": int(stats["encode_fallback_successes"]),
+    }
+
+
+def compiled_record_parser(record_class: Any) -> Any:
+    """The compiled reader of record batch records (``parse_records(data, pos, n)``), making
+    ``record_class`` objects; None under pure Python (log/records.py)."""
+    if _native is None:
+        return None
+    _native.setup_records(record_class)
+    return _native.parse_records
+
+
+def compiled_record_value_reader() -> Any:
+    """The compiled reader of KRaft metadata record values (``read_record_value(data,
+    classes)``); None under pure Python (kraft.py)."""
+    return None if _native is None else _native.read_record_value

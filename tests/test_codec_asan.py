@@ -1,0 +1,118 @@
+"""The compiled codec under AddressSanitizer: built with -fsanitize=address, then run over the
+golden vectors and the differential fuzz (tools/fuzz.py's corpus and mutations, decode, encode
+and size) in a subprocess with ASan preloaded and Python's allocator off (PYTHONMALLOC=malloc, so
+every object is a malloc block ASan watches). Any invalid read or write aborts the run."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+
+import pytest
+
+from conftest import REFERENCE, ROOT
+
+sys.path.insert(0, str(ROOT / "tools"))
+import build_codec  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+SCRIPT = r"""
+import sys
+sys.path.insert(0, sys.argv[1])  # tools/
+import kafka_meta_proto
+from kafka_meta_proto import codec
+assert codec.active_codec() == "compiled", codec.why_pure_python()
+from kafka_meta_proto import _codec
+assert _codec.__file__.startswith(sys.argv[2]), _codec.__file__  # the sanitized build
+import codec_differential as diff
+from kafka_meta_proto import REGISTRY, message_class
+
+res = diff.Result()
+vectors = 0
+for name, version, data in diff.fuzz.read_vectors(diff.fuzz.DEFAULT_VECTORS):
+    if name in REGISTRY.names() and version in message_class(name)._LAYOUTS:
+        cls = message_class(name)
+        msg = diff.check_decode(cls, version, data, res, {})
+        if msg is not None:
+            diff.check_encode(cls, msg, version, res, {})
+            cls.decode(data, version).encode(version)
+        vectors += 1
+fuzzed = diff.run(int(sys.argv[3]), seed=23, quiet=True)
+res.add(fuzzed)
+
+# record batch records and KRaft record values, whole and damaged
+import random
+from kafka_meta_proto import kraft
+from kafka_meta_proto.log import records
+from kafka_meta_proto.log.records import Record
+rng = random.Random(5)
+corpus = diff._STATE["corpus"]
+values = [v for (name, _), seeds in corpus.seeds.items() if message_class(name).MESSAGE_TYPE == "metadata"
+          for v in seeds]
+for i in range(int(sys.argv[3]) // 10):
+    recs = [Record(key=rng.randbytes(rng.randrange(5)) if rng.random() < 0.5 else None,
+                   value=rng.randbytes(rng.randrange(50)), offset_delta=j,
+                   headers=[("h" * rng.randrange(3), None if rng.random() < 0.3 else b"v")] * rng.randrange(3))
+            for j in range(rng.randrange(1, 20))]
+    data = bytearray(records.encode_records(recs))
+    for _ in range(rng.randrange(3)):
+        if data:
+            data[rng.randrange(len(data))] = rng.randrange(256)
+    if rng.random() < 0.3:
+        del data[rng.randrange(len(data) + 1):]
+    records._parse_records(bytes(data), 0, len(recs))
+    body = rng.choice(values)
+    value = bytes([1, rng.randrange(30), rng.randrange(3)]) + bytes(diff.fuzz.mutate(body, rng, corpus, rng.choice(corpus.targets))[0])
+    try:
+        kraft.decode_record_value(value)
+    except Exception:
+        pass
+print(f"vectors {vectors} inputs {fuzzed.inputs} mismatches {res.mismatches}")
+"""
+
+
+def asan_runtime() -> str | None:
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    try:
+        path = subprocess.run(
+            [cc, "-print-file-name=libasan.so"], capture_output=True, text=True
+        ).stdout.strip()
+    except OSError:
+        return None
+    return path if os.path.isabs(path) and os.path.exists(path) else None
+
+
+def test_golden_vectors_and_fuzz_corpus_run_clean_under_asan(tmp_path):
+    runtime = asan_runtime()
+    if runtime is None:
+        pytest.skip("no C compiler with AddressSanitizer here")
+    if not (REFERENCE / "vectors").is_dir():
+        pytest.skip("golden vectors not present")
+    package = tmp_path / "kafka_meta_proto"
+    shutil.copytree(ROOT / "src" / "kafka_meta_proto", package,
+                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))  # fmt: skip
+    build_codec.build(package, asan=True)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(tmp_path),
+        "LD_PRELOAD": runtime,
+        "PYTHONMALLOC": "malloc",
+        # CPython keeps objects alive to the end on purpose: leaks are not the question here
+        "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1:halt_on_error=1",
+    }
+    env.pop("KAFKA_META_PROTO_PURE_PYTHON", None)
+    run = subprocess.run([sys.executable, "-c", SCRIPT, str(ROOT / "tools"), str(package), "300000"],
+                         capture_output=True, text=True, env=env, timeout=1800)  # fmt: skip
+    assert "AddressSanitizer" not in run.stderr, run.stderr[-5000:]
+    assert run.returncode == 0, run.stderr[-5000:]
+    words = run.stdout.split()
+    assert (
+        words[0] == "vectors"
+        and int(words[1]) > 1000
+        and int(words[3]) == 300000
+        and words[5] == "0"
+    ), run.stdout
