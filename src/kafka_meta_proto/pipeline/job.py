@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 from .columns import Issue
 from .decode import BATCH, ISSUE
 from .inputs import DEFAULT_CHUNK_BYTES, SEGMENT, SNAPSHOT_SEQ_SHIFT, Inventory, Unit, discover
-from .sink import AUDIT_DIR, COUNTS, SUMMARY_DDL, writing_tables
+from .sink import AUDIT_DIR, COUNTS, SUMMARY_DDL, complete_tables, writing_tables
 from .spark import Progress, session
 from .tables import table_name
 
@@ -264,6 +264,7 @@ def run_audit(
     try:
         with prog.phase(f"decoding {len(inventory.files)} files ({inventory.total_bytes / 1e6:.1f} MB) in {partitions} tasks"):
             summary = [row.asDict() for row in decoded.collect()]  # the workers write the tables
+            complete_tables(out)
 
         present = sorted({r["type_name"] for r in summary if r["kind"] == COUNTS})
         with prog.phase("counting what was written"):

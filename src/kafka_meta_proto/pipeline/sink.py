@@ -81,6 +81,13 @@ class _Directory:
         # what completes an object store's upload
         return pq.ParquetWriter(f"{self.path}/{name}", schema, compression=COMPRESSION, filesystem=self.fs)
 
+    def exists(self, name: str) -> bool:
+        if self.fs is None:
+            return os.path.exists(f"{self.path}/{name}")
+        from pyarrow import fs as pafs
+
+        return self.fs.get_file_info(f"{self.path}/{name}").type != pafs.FileType.NotFound
+
     def commit(self, temp: str, final: str) -> None:
         if self.fs is None:
             os.replace(f"{self.path}/{temp}", f"{self.path}/{final}")
@@ -234,6 +241,18 @@ def write_task(directory: _Directory, units, decoder: RecordDecoder | None = Non
             gc.enable()
     if writer.summary:
         yield writer.summary_batch()
+
+
+TABLES = {"records": RECORDS_SCHEMA, "batches": BATCHES_SCHEMA, "quarantine": QUARANTINE_SCHEMA}
+
+
+def complete_tables(out_uri: str) -> None:
+    """Give a table no task wrote (no problem anywhere: no quarantine) an empty part, so that
+    every table is there to be read, with its schema."""
+    directory = _Directory(out_uri)
+    for name, schema in TABLES.items():
+        if not directory.exists(name):
+            directory.parquet_writer(f"{name}/part-empty.parquet", schema).close()
 
 
 def writing_tables(out_uri: str) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:

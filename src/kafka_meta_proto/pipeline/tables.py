@@ -105,6 +105,17 @@ def typed_schema(type_name: str) -> pa.Schema:
     return pa.schema(list(TYPED_META) + list(message_schema(type_name)))
 
 
+def read_pandas(path: str, columns: list[str] | None = None):
+    """A table (a directory of Parquet parts) as a pandas DataFrame whose columns keep their
+    Arrow types: an integer column with nulls stays integer (``int32[pyarrow]``) instead of
+    becoming float64, timestamps stay UTC. The same as ``pandas.read_parquet(path,
+    dtype_backend="pyarrow")``."""
+    import pandas as pd
+    import pyarrow.dataset as ds
+
+    return ds.dataset(path, format="parquet").to_table(columns=columns).to_pandas(types_mapper=pd.ArrowDtype)
+
+
 def table_types() -> dict[str, str]:
     """Typed table name -> record type name, for every type there can be."""
     return {table_name(t): t for t in type_names()}
