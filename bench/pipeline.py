@@ -157,7 +157,7 @@ def _spark_session():
     from kafka_meta_proto.pipeline.spark import session
 
     started = time.perf_counter()
-    conf = {"spark.driver.memory": "4g", **json.loads(os.environ.get("BENCH_SPARK_CONF", "{}"))}
+    conf = json.loads(os.environ.get("BENCH_SPARK_CONF", "{}"))  # else the job's own settings (pipeline/spark.py)
     spark = session(conf=conf)
     return spark, time.perf_counter() - started
 
@@ -276,10 +276,11 @@ def main() -> None:
                 print(f"  {name:18} {s['seconds']:8.1f} s  {status:>24}  peak {mb(s['peak_bytes'])}", flush=True)
             continue
         if args.audit:
+            load_before = os.getloadavg()[0]
             r = child("audit", path, out)
             print(f"  audit job: {r['records']:,} records in {r['seconds']:.1f} s ({r['records'] / r['seconds']:,.0f} records/s), "
                   f"peak {mb(r['peak_bytes'])}, start-up {r['startup']:.1f} s, balanced {r['balanced']}, "
-                  f"{r['violations']} violations")  # fmt: skip
+                  f"{r['violations']} violations; load average before {load_before:.1f}, after {os.getloadavg()[0]:.1f}")  # fmt: skip
             for name, sec in r["phases"]:
                 print(f"    {name}: {sec:.1f} s")
             continue

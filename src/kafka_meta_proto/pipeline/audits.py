@@ -461,8 +461,14 @@ class MetadataReplay:
         if name == DISKLESS_TOPIC:
             self.coordinator_ids.add(topic_id)
 
-    def _reference(self, row, what: str, t: Topic) -> None:
-        seq, file, offset, topic_id = row[0], row[2], row[5], row[13]
+    def _reference(self, row, t: Topic) -> None:
+        """A partition record or RemoveTopicRecord naming a topic id that is not live."""
+        if t.state == "live":
+            return
+        seq, kind, file, offset, topic_id = row[0], row[1], row[2], row[5], row[13]
+        what = "RemoveTopicRecord" if kind == T.REMOVE_TOPIC else (
+            f"{'PartitionRecord' if kind == T.PARTITION else 'PartitionChangeRecord'} for partition {_s(row[14])}"
+        )  # fmt: skip
         if t.state is None:
             self.found.add(A.TOPIC_IDS, K.UNKNOWN_TOPIC_ID, file, offset, seq, f"topic id {topic_id}",
                            f"{what} of topic id {topic_id}, which no TopicRecord created")
@@ -472,7 +478,7 @@ class MetadataReplay:
 
     def remove_topic(self, row) -> None:
         t = self.topic(row[13])
-        self._reference(row, "RemoveTopicRecord", t)
+        self._reference(row, t)
         t.state, t.removed_seq = "removed", row[0]
         t.name = t.created = t.created_ts = None
         t.last_partition, t.partitions, t.mapped = {}, {}, set()
@@ -480,7 +486,7 @@ class MetadataReplay:
     def partition(self, row) -> None:
         seq, partition = row[0], row[14]
         t = self.topic(row[13])
-        self._reference(row, f"PartitionRecord for partition {_s(partition)}", t)
+        self._reference(row, t)
         t.last_partition[partition] = seq
         if t.max_partition is None or (partition is not None and partition > t.max_partition):
             t.max_partition = partition
@@ -488,7 +494,8 @@ class MetadataReplay:
             t.partitions.setdefault(partition, []).append((row[2], row[5], seq))
 
     def partition_change(self, row) -> None:
-        self._reference(row, f"PartitionChangeRecord for partition {_s(row[14])}", self.topic(row[13]))
+        t = self.topics.get(row[13])
+        self._reference(row, t if t is not None else self.topic(row[13]))
 
     # diskless
 
