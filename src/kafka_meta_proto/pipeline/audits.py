@@ -304,9 +304,11 @@ class Topic:
         self.state = None  # None: never created; "live"; "removed"
         self.removed_seq = None  # the last RemoveTopicRecord's seq
         self.name = self.created = self.created_ts = None  # the current life's TopicRecord
-        self.last_partition: dict[int, int] = {}  # partition -> seq of its last PartitionRecord (this life)
-        self.partitions: dict[int, list] = {}  # PartitionRecords since the creation: partition -> [(file, offset, seq)]
-        self.mapped: set[int] = set()  # partitions mapped to a coordinator since the creation
+        # made when first needed, dropped when the topic is removed: a cluster may have used
+        # millions of topic ids, most of them long removed
+        self.last_partition: dict[int, int] | None = None  # partition -> seq of its last PartitionRecord (this life)
+        self.partitions: dict[int, list] | None = None  # PartitionRecords since the creation: partition -> [(file, offset, seq)]
+        self.mapped: set[int] | None = None  # partitions mapped to a coordinator since the creation
         self.max_partition = None  # the highest partition of any PartitionRecord (the coordinators' topic)
 
 
@@ -456,7 +458,7 @@ class MetadataReplay:
         self.creations[name] = (topic_id, seq, offset)
         t.first_name, t.first_offset = name, offset
         t.state, t.name, t.created, t.created_ts = "live", name, seq, timestamp
-        t.last_partition, t.partitions, t.mapped = {}, {}, set()  # what came before belongs to an earlier life
+        t.last_partition = t.partitions = t.mapped = None  # what came before belongs to an earlier life
         self.flags[name] = ""  # a new topic starts without the setting
         if name == DISKLESS_TOPIC:
             self.coordinator_ids.add(topic_id)
@@ -481,16 +483,20 @@ class MetadataReplay:
         self._reference(row, t)
         t.state, t.removed_seq = "removed", row[0]
         t.name = t.created = t.created_ts = None
-        t.last_partition, t.partitions, t.mapped = {}, {}, set()
+        t.last_partition = t.partitions = t.mapped = None
 
     def partition(self, row) -> None:
         seq, partition = row[0], row[14]
         t = self.topic(row[13])
         self._reference(row, t)
+        if t.last_partition is None:
+            t.last_partition = {}
         t.last_partition[partition] = seq
         if t.max_partition is None or (partition is not None and partition > t.max_partition):
             t.max_partition = partition
         if t.state == "live":
+            if t.partitions is None:
+                t.partitions = {}
             t.partitions.setdefault(partition, []).append((row[2], row[5], seq))
 
     def partition_change(self, row) -> None:
@@ -513,7 +519,7 @@ class MetadataReplay:
             detail = f"topic id {topic_id} was never created"
         elif t.state == "removed":
             detail = f"topic id {topic_id} was removed"
-        elif t.last_partition.get(partition) is None:
+        elif t.last_partition is None or t.last_partition.get(partition) is None:
             detail = f"topic '{_s(t.name)}' has no partition {_s(partition)}"
         else:
             detail = None
@@ -523,6 +529,8 @@ class MetadataReplay:
             if self.flags.get(t.name, "") != "true":
                 found.add(A.DISKLESS, K.MAPPING_OF_NON_DISKLESS_TOPIC, file, offset, seq, subject,
                           f"topic '{_s(t.name)}' is not diskless ({DISKLESS_CONFIG} is not true)")
+            if t.mapped is None:
+                t.mapped = set()
             t.mapped.add(partition)
         # out of range is judged against the coordinators' topic at the end: keep what may be
         have = self.coordinator_partitions()
@@ -559,8 +567,8 @@ class MetadataReplay:
         for topic_id, t in self.topics.items():
             if t.state != "live" or self.flags.get(t.name) != "true" or not t.created_ts < end_ts - UNMAPPED_GRACE_MS:
                 continue
-            for partition, records in t.partitions.items():
-                if partition in t.mapped:
+            for partition, records in (t.partitions or {}).items():
+                if t.mapped is not None and partition in t.mapped:
                     continue
                 for file, offset, seq in records:
                     self.found.add(A.DISKLESS, K.UNMAPPED_PARTITION, file, offset, seq,
@@ -624,9 +632,19 @@ def replaying(audit_uri: str):
     violations (VIOLATION_SCHEMA) out."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            for row in batch.to_pylist():
-                sources = cluster_sources(audit_uri, row["cluster_index"])
-                yield from audit_cluster(row["cluster"], row["complete"], sources)
+        import gc
+
+        # the replay's state is many small objects without cycles (see sink.write_task)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            for batch in batches:
+                for row in batch.to_pylist():
+                    sources = cluster_sources(audit_uri, row["cluster_index"])
+                    yield from audit_cluster(row["cluster"], row["complete"], sources)
+                    gc.collect(1)
+        finally:
+            if collecting:
+                gc.enable()
 
     return run
