@@ -49,6 +49,7 @@ from .typed import TypedBuilder
 C = Column
 RECORD, BATCH, ISSUE, COUNTS = RowKind.RECORD, RowKind.BATCH, RowKind.ISSUE, RowKind.COUNTS
 COMPRESSION = "zstd"
+ROW_GROUP_ROWS = 1 << 16
 AUDIT_DIR = "_audit"  # under the output: the audits' inputs, removed when the job ends
 # What a task hands Spark: per (file, kind, type or issue), rows and records.
 SUMMARY_SCHEMA = pa.schema([
@@ -71,7 +72,7 @@ class _Directory:
 
             self.fs, self.path = pafs.FileSystem.from_uri(arrow_uri(uri))
 
-    def parquet_writer(self, name: str, schema: pa.Schema) -> pq.ParquetWriter:
+    def parquet_writer(self, name: str, schema: pa.Schema, compression: str = COMPRESSION) -> pq.ParquetWriter:
         folder = os.path.dirname(f"{self.path}/{name}")
         if self.fs is None:
             os.makedirs(folder, exist_ok=True)
@@ -79,7 +80,7 @@ class _Directory:
             self.fs.create_dir(folder, recursive=True)
         # given the file system, the writer opens the file and closes it on close(), which is
         # what completes an object store's upload
-        return pq.ParquetWriter(f"{self.path}/{name}", schema, compression=COMPRESSION, filesystem=self.fs)
+        return pq.ParquetWriter(f"{self.path}/{name}", schema, compression=compression, filesystem=self.fs)
 
     def exists(self, name: str) -> bool:
         if self.fs is None:
@@ -105,23 +106,36 @@ class _Directory:
 
 
 class TaskOutput:
-    """The parts one task writes, committed together when it ends (or discarded)."""
+    """The parts one task writes, committed together when it ends (or discarded).
+
+    Rows wait until a row group's worth (ROW_GROUP_ROWS) is there: a rare record type's typed
+    batches are small, and a Parquet row group per batch would cost more than the rows."""
 
     def __init__(self, directory: _Directory):
         self.directory = directory
         self.attempt = uuid.uuid4().hex
         self.parts: dict[str, tuple[pq.ParquetWriter, str]] = {}  # folder -> (writer, temp name)
+        self.waiting: dict[str, tuple[pa.Schema, list]] = {}  # folder -> rows not written yet
         self.audit: dict[tuple[int, str], list[pa.RecordBatch]] = {}  # (cluster index, file) -> rows
 
-    def write(self, folder: str, schema: pa.Schema, rows: pa.RecordBatch | pa.Table) -> None:
+    def write(self, folder: str, schema: pa.Schema, rows: pa.RecordBatch) -> None:
+        waiting = self.waiting.setdefault(folder, (schema, []))[1]
+        waiting.append(rows)
+        if sum(b.num_rows for b in waiting) >= ROW_GROUP_ROWS:
+            self._flush(folder)
+
+    def _flush(self, folder: str, compression: str = COMPRESSION) -> None:
+        schema, waiting = self.waiting.pop(folder, (None, []))
+        if not waiting:
+            return
+        self._writer(folder, schema, compression).write_table(pa.Table.from_batches(waiting, schema=schema))
+
+    def _writer(self, folder: str, schema: pa.Schema, compression: str = COMPRESSION) -> pq.ParquetWriter:
         part = self.parts.get(folder)
         if part is None:
             temp = f"{folder}/.part-{self.attempt}.parquet"
-            part = self.parts[folder] = (self.directory.parquet_writer(temp, schema), temp)
-        if isinstance(rows, pa.Table):
-            part[0].write_table(rows)
-        else:
-            part[0].write_batch(rows)
+            part = self.parts[folder] = (self.directory.parquet_writer(temp, schema, compression), temp)
+        return part[0]
 
     def add_audit(self, cluster_index: int, name: str, batch: pa.RecordBatch) -> None:
         self.audit.setdefault((cluster_index, name), []).append(batch)
@@ -130,8 +144,11 @@ class TaskOutput:
         for (cluster_index, name), batches in sorted(self.audit.items()):
             schema, order = AUDIT_FILES[name]
             table = pa.Table.from_batches(batches, schema=schema).sort_by(order)
-            self.write(f"{AUDIT_DIR}/c{cluster_index}/{name}", schema, table)
+            # read once by the audits, then deleted: not worth compressing
+            self._writer(f"{AUDIT_DIR}/c{cluster_index}/{name}", schema, "none").write_table(table, row_group_size=1 << 16)
         self.audit.clear()
+        for folder in list(self.waiting):
+            self._flush(folder)
         for folder, (writer, temp) in list(self.parts.items()):
             writer.close()
             self.directory.commit(temp, f"{folder}/part-{task}.parquet")
@@ -142,6 +159,7 @@ class TaskOutput:
             writer.close()
             self.directory.discard(temp)
         self.parts.clear()
+        self.waiting.clear()
 
 
 AUDIT_FILES = {"events": (EVENT_SCHEMA, EVENT_SORT), "batches": (AUDIT_BATCH_SCHEMA, BATCH_SORT),
