@@ -70,7 +70,7 @@ def process_tree(root: int) -> list[dict]:
         except OSError:
             continue
         fields = stat.rsplit(")", 1)[1].split()
-        procs[int(entry)] = {"ppid": int(fields[1]), "name": stat[stat.index("(") + 1 : stat.rindex(")")],
+        procs[int(entry)] = {"pid": int(entry), "ppid": int(fields[1]), "name": stat[stat.index("(") + 1 : stat.rindex(")")],
                              "cpu": (int(fields[11]) + int(fields[12])) / tick, "rss": pages * page}  # fmt: skip
     tree, frontier = {root}, [root]
     while frontier:

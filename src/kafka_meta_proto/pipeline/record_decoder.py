@@ -20,7 +20,7 @@ from ..messages import REGISTRY
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
 
-CACHE_LIMIT = 100_000  # values remembered before the decoder starts over
+CACHE_LIMIT = 30_000  # values remembered before the decoder starts over (each row holds its JSON dict too)
 CACHE_VALUE_BYTES = 256  # only values this small are remembered: the large ones seldom recur
 # What a value or control record that does not decode raises.
 DECODE_ERRORS = (KafkaProtocolError, LogFormatError, ValueError, struct.error)
