@@ -307,13 +307,18 @@ def count_written(spark, out: str, present: list[str]) -> tuple[dict, dict]:
     from .inputs import is_local, local_path
 
     if is_local(out):
+        import pyarrow as pa
         import pyarrow.dataset as ds
 
         base = local_path(out)
-        table = ds.dataset(f"{base}/records", format="parquet").to_table(columns=["cluster", "file"])
-        grouped = table.group_by(["cluster", "file"]).aggregate([([], "count_all")])
-        columns = [grouped.column(n).to_pylist() for n in ("cluster", "file", "count_all")]
-        written = {(c, f): n for c, f, n in zip(*columns)}
+        # batch by batch, the names kept dictionary-encoded as Parquet has them: the driver
+        # never holds a column of the whole table
+        parquet = ds.ParquetFileFormat(read_options={"dictionary_columns": ["cluster", "file"]})
+        written: dict = {}
+        for batch in ds.dataset(f"{base}/records", format=parquet).to_batches(columns=["cluster", "file"]):
+            grouped = pa.Table.from_batches([batch]).group_by(["cluster", "file"]).aggregate([([], "count_all")])
+            for c, f, n in zip(*(grouped.column(k).to_pylist() for k in ("cluster", "file", "count_all"))):
+                written[(c, f)] = written.get((c, f), 0) + n
         typed = {t: ds.dataset(f"{base}/typed/{table_name(t)}", format="parquet").count_rows() for t in present}
         return written, typed
     written = {(r["cluster"], r["file"]): r["count"]
