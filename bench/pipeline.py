@@ -12,9 +12,10 @@ table as Parquet (zstd):
 - single process: ``pipeline.decode.decode_units`` over every file (one RecordDecoder, as in a
   Spark task), ``pyarrow.parquet`` writing;
 - Spark: the job's decode stage (``mapInArrow`` over a DataFrame of units, ``local[2]``): the
-  workers decode and write the records (pipeline/sink.py) and hand the other rows (batch
-  headers, counts) to the JVM, which drops them here; the session and its two Python workers
-  are started before the clock starts (that start-up time is shown apart).
+  workers decode and write every table (pipeline/sink.py: records, typed tables, batches,
+  quarantine) and hand the JVM a summary; the session and its two Python workers are started
+  before the clock starts (that start-up time is shown apart). So the Spark side does more
+  than the single process, which writes ``records`` only.
 
 Each measurement runs in a fresh process, so no cache of decoded values carries over. Peak memory
 is the peak resident set of the process (single) or of the whole process tree, JVM and Python
