@@ -39,7 +39,7 @@ from ..kraft_rules import DISKLESS_CONFIG, DISKLESS_TOPIC, FENCE, PRODUCER_ID_BL
 from ..log.control import CONTROL_TYPE_NAMES, SNAPSHOT_FOOTER, SNAPSHOT_HEADER
 from ..log.names import SEGMENT_NAME_REGEX
 from .columns import Issue
-from .events import EVENT_SCHEMA, EventType
+from .events import EventType
 from .inputs import SEGMENT
 
 UNMAPPED_GRACE_MS = 300_000  # a diskless topic's partitions must be mapped within 5 minutes
