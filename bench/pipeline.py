@@ -12,9 +12,10 @@ table as Parquet (zstd):
 - single process: ``pipeline.decode.decode_units`` over every file (one RecordDecoder, as in a
   Spark task), ``pyarrow.parquet`` writing;
 - Spark: the job's decode stage (``mapInArrow`` over a DataFrame of units, ``local[2]``): the
-  workers decode and write the records (pipeline/sink.py) and hand the other rows (batch
-  headers, counts) to the JVM, which drops them here; the session and its two Python workers
-  are started before the clock starts (that start-up time is shown apart).
+  workers decode and write every table (pipeline/sink.py: records, typed tables, batches,
+  quarantine) and hand the JVM a summary; the session and its two Python workers are started
+  before the clock starts (that start-up time is shown apart). So the Spark side does more
+  than the single process, which writes ``records`` only.
 
 Each measurement runs in a fresh process, so no cache of decoded values carries over. Peak memory
 is the peak resident set of the process (single) or of the whole process tree, JVM and Python
@@ -70,7 +71,7 @@ def process_tree(root: int) -> list[dict]:
         except OSError:
             continue
         fields = stat.rsplit(")", 1)[1].split()
-        procs[int(entry)] = {"ppid": int(fields[1]), "name": stat[stat.index("(") + 1 : stat.rindex(")")],
+        procs[int(entry)] = {"pid": int(entry), "ppid": int(fields[1]), "name": stat[stat.index("(") + 1 : stat.rindex(")")],
                              "cpu": (int(fields[11]) + int(fields[12])) / tick, "rss": pages * page}  # fmt: skip
     tree, frontier = {root}, [root]
     while frontier:
@@ -157,7 +158,7 @@ def _spark_session():
     from kafka_meta_proto.pipeline.spark import session
 
     started = time.perf_counter()
-    conf = {"spark.driver.memory": "4g", **json.loads(os.environ.get("BENCH_SPARK_CONF", "{}"))}
+    conf = json.loads(os.environ.get("BENCH_SPARK_CONF", "{}"))  # else the job's own settings (pipeline/spark.py)
     spark = session(conf=conf)
     return spark, time.perf_counter() - started
 
@@ -276,10 +277,11 @@ def main() -> None:
                 print(f"  {name:18} {s['seconds']:8.1f} s  {status:>24}  peak {mb(s['peak_bytes'])}", flush=True)
             continue
         if args.audit:
+            load_before = os.getloadavg()[0]
             r = child("audit", path, out)
             print(f"  audit job: {r['records']:,} records in {r['seconds']:.1f} s ({r['records'] / r['seconds']:,.0f} records/s), "
                   f"peak {mb(r['peak_bytes'])}, start-up {r['startup']:.1f} s, balanced {r['balanced']}, "
-                  f"{r['violations']} violations")  # fmt: skip
+                  f"{r['violations']} violations; load average before {load_before:.1f}, after {os.getloadavg()[0]:.1f}")  # fmt: skip
             for name, sec in r["phases"]:
                 print(f"    {name}: {sec:.1f} s")
             continue

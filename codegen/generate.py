@@ -11,6 +11,7 @@ import black
 
 from kafka_meta_proto.registry import Registry
 
+from .arrow_schema import render_module as render_arrow_schemas
 from .render import BLACK_MODE, module_name, render_message, render_package_init
 from .spark_schema import render_module as render_spark_schemas
 from .spec import MessageSpec, load_tree
@@ -20,9 +21,14 @@ CODEGEN_DIR = Path(__file__).resolve().parent
 # Modules of codegen/ that never touch the generated text: editing them must not re-render it all.
 NOT_GENERATOR = ("compat.py", "refresh.py", "__main__.py")
 FINGERPRINT = "# fingerprint: "
-# The package that also gets _spark_schemas.py (Spark SQL schemas of its messages).
-SPARK_SCHEMAS_PACKAGE = "kafka_meta_proto.messages"
-SPARK_SCHEMAS_FILE = "_spark_schemas.py"
+# The package that also gets the side files: one module over all its messages each, made by the
+# generator module named (whose source is among that file's inputs, not every message's).
+SIDE_FILES_PACKAGE = "kafka_meta_proto.messages"
+SIDE_FILES = {
+    "_spark_schemas.py": ("spark_schema.py", render_spark_schemas),  # Spark SQL schemas
+    "_arrow_schemas.py": ("arrow_schema.py", render_arrow_schemas),  # Arrow schemas of the typed tables
+}
+SIDE_GENERATORS = tuple(module for module, _ in SIDE_FILES.values())
 
 
 def _render_one(args) -> tuple[str, str]:
@@ -33,7 +39,7 @@ def _render_one(args) -> tuple[str, str]:
 def generator_digest() -> str:
     """Everything besides the schema that decides the output: generator code, templates, black."""
     h = hashlib.sha256(black.__version__.encode())
-    modules = [p for p in sorted(CODEGEN_DIR.glob("*.py")) if p.name not in NOT_GENERATOR]
+    modules = [p for p in sorted(CODEGEN_DIR.glob("*.py")) if p.name not in NOT_GENERATOR + SIDE_GENERATORS]
     for path in modules + sorted((CODEGEN_DIR / "templates").glob("*.j2")):
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
@@ -96,11 +102,11 @@ def generate(
     init = still_fresh(reuse / "__init__.py", init_inputs) if reuse is not None else None
     if init is None:
         init = stamp(render_package_init(package, specs, sources), init_inputs)
-    if package == SPARK_SCHEMAS_PACKAGE:
-        spark_inputs = _inputs(init_inputs, SPARK_SCHEMAS_FILE)
-        old = still_fresh(reuse / SPARK_SCHEMAS_FILE, spark_inputs) if reuse is not None else None
-        text = old or black.format_str(render_spark_schemas(specs), mode=BLACK_MODE)
-        files[SPARK_SCHEMAS_FILE] = old or stamp(text, spark_inputs)
+    if package == SIDE_FILES_PACKAGE:
+        for name, (module, render) in SIDE_FILES.items():
+            side_inputs = _inputs(init_inputs, name, (CODEGEN_DIR / module).read_bytes())
+            old = still_fresh(reuse / name, side_inputs) if reuse is not None else None
+            files[name] = old or stamp(black.format_str(render(specs), mode=BLACK_MODE), side_inputs)
     return {"__init__.py": init, **dict(sorted(files.items()))}
 
 

@@ -14,7 +14,8 @@ from conftest import reference
 from kafka_meta_proto.log import SegmentReader, SnapshotReader
 from kafka_meta_proto.pipeline.inputs import discover
 from kafka_meta_proto.pipeline.local import count_paths
-from kafka_meta_proto.pipeline.tables import TYPED_META
+from kafka_meta_proto.pipeline.tables import TIMESTAMP, TYPED_META, typed_schema
+from kafka_meta_proto.pipeline.typed import json_form
 
 from .jsonform import strip_nulls
 
@@ -69,16 +70,26 @@ def test_every_record_is_in_its_typed_table_exactly(real):
     by_type = {}
     for r in records:
         by_type.setdefault(r["type_name"], {})[(r["cluster"], r["file"], r["offset"])] = r
-    meta = [n for n, _ in TYPED_META]
     for type_name, info in report.types.items():
-        rows = table(out / "typed" / info["table"]).to_pylist()
+        typed = table(out / "typed" / info["table"])
+        assert typed.schema == typed_schema(type_name)  # the generated Arrow schema, as written
+        rows = typed.to_pylist()
         assert len(rows) == len(by_type[type_name]) == info["records"] == info["typed"]
         for row in rows:
             record = by_type[type_name][(row["cluster"], row["file"], row["offset"])]
             assert row["record_version"] == record["version"]
             assert row["batch_offset"] == record["batch_offset"] and row["timestamp"] == record["timestamp"]
-            fields = {k: v for k, v in row.items() if k not in meta}
-            assert strip_nulls(fields) == strip_nulls(json.loads(record["payload"])), (type_name, row["offset"])
+            assert json_form(row, type_name) == strip_nulls(json.loads(record["payload"])), (type_name, row["offset"])
+
+
+def test_timestamps_are_parquet_timestamps(real):
+    """Milliseconds since the epoch, UTC, as Parquet TIMESTAMP: Spark reads TIMESTAMP, pandas
+    datetime64[ms, UTC]."""
+    _, out, report = real
+    for name in ["records", "batches", "quarantine"] + [f"typed/{t['table']}" for t in report.types.values()]:
+        schema = ds.dataset(out / name, format="parquet").schema
+        assert schema.field("timestamp").type == TIMESTAMP, name
+    assert TYPED_META.field("timestamp").type == TIMESTAMP
 
 
 def test_real_kafka_logs_pass_the_metadata_audits(real):

@@ -1,12 +1,23 @@
-"""The audits: each a DataFrame of violations, computed with Spark window functions.
+"""The audits: each cluster's history replayed in order, in the Python workers, rule by rule.
 
-The metadata audits replay each cluster's records in order (``seq``: the log offset; for a
-snapshot replayed before the log, see ``inputs.stream_plan``) and look, per key, at what came
-before a record: a window partitioned by cluster and key, ordered by ``seq``, with
-``last(..., ignorenulls)`` over the rows before it giving the state "as of" that record. No
-cluster's log has to fit in one task: the work is spread by (cluster, key).
+The workers that decode write, per cluster, the narrow sorted files the audits read (events.py).
+Each audit task takes whole clusters; for each it merges those files (every one is sorted, so a
+merge is a stream) and replays:
 
-Every violation row: ``audit, check, cluster, file, offset, subject, detail`` and ``status``.
+- the quarantined problems: the log audit's findings about them, and the first replayed position
+  that could not be read (``damaged_seq``);
+- the batch headers, per stream (the cluster's segments; each snapshot file) in offset order: the
+  log audit, and the time the log ends;
+- the metadata events in replay order (``seq``: the log offset; snapshot records first when a
+  snapshot starts the replay, see ``inputs.stream_plan``): the producer-ids, topic-ids, brokers
+  and diskless audits, as the controller would apply the records, keeping for each broker, topic
+  id, topic name and partition only the state the rules read.
+
+So the records are read once, in one pass, with no shuffle: the state held is that of the
+cluster's metadata (its brokers, topic ids and names, and the partitions of its live topics), not
+its log, which streams by. Findings are emitted as Arrow batches of VIOLATION_SCHEMA.
+
+Every violation row: ``audit, check, status, cluster, file, offset, subject, detail``.
 A check marked *history* needs every earlier record (a reference to a topic or broker never seen
 can come from records that were lost); such a violation found in a cluster whose replay did not
 start from an empty cluster, or after a stretch of the log that could not be read (a quarantined
@@ -15,28 +26,26 @@ batch), is reported with status ``unverifiable`` rather than ``violation``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import heapq
+import re
+from collections.abc import Iterator
 from enum import StrEnum
+from operator import itemgetter
 
-from pyspark.sql import DataFrame, Window
-from pyspark.sql import functions as F
+import pyarrow as pa
+import pyarrow.parquet as pq
 
-from ..kraft_rules import (
-    CONFIG_TOPIC,
-    DISKLESS_CONFIG,
-    DISKLESS_TOPIC,
-    FENCE,
-    PRODUCER_ID_BLOCK_SIZE,
-    UNFENCE,
-)
+from ..kraft_rules import DISKLESS_CONFIG, DISKLESS_TOPIC, FENCE, PRODUCER_ID_BLOCK_SIZE, UNFENCE
 from ..log.control import CONTROL_TYPE_NAMES, SNAPSHOT_FOOTER, SNAPSHOT_HEADER
 from ..log.names import SEGMENT_NAME_REGEX
 from .columns import Issue
+from .events import EventType
 from .inputs import SEGMENT
 
-TOPIC_RESOURCE = CONFIG_TOPIC
 UNMAPPED_GRACE_MS = 300_000  # a diskless topic's partitions must be mapped within 5 minutes
+MIN_LONG = -(1 << 63)
+OUT_ROWS = 8192  # violations per Arrow batch handed on
+READ_ROWS = 8192  # rows per batch read from an audit file
 
 
 class Audit(StrEnum):
@@ -75,24 +84,6 @@ class Check(StrEnum):
     UNDECODABLE_RECORD = Issue.UNDECODABLE_RECORD.value
 
 
-class Event(StrEnum):
-    """The typed tables the metadata audits read (tables.table_name of each record type)."""
-
-    PRODUCER_IDS = "producer_ids_record"
-    REGISTER_BROKER = "register_broker_record"
-    UNREGISTER_BROKER = "unregister_broker_record"
-    FENCE_BROKER = "fence_broker_record"
-    UNFENCE_BROKER = "unfence_broker_record"
-    BROKER_REGISTRATION_CHANGE = "broker_registration_change_record"
-    TOPIC = "topic_record"
-    REMOVE_TOPIC = "remove_topic_record"
-    PARTITION = "partition_record"
-    PARTITION_CHANGE = "partition_change_record"
-    TOPIC_PARTITION_TO_BATCH_COORDINATOR_MAPPING = "topic_partition_to_batch_coordinator_mapping"
-    CONFIG = "config_record"
-
-
-E = Event
 
 # audit -> [(check, what it means, needs the full history)]
 AUDITS = {
@@ -141,473 +132,519 @@ HISTORY_CHECKS = {(a, c) for a, checks in AUDITS.items() for c, _, h in checks i
 VIOLATION_COLUMNS = ["audit", "check", "status", "cluster", "file", "offset", "subject", "detail"]
 
 
-# The fields of the typed tables the metadata audits read, under common names: one narrow,
-# cached "events" frame serves every audit (table -> {event column: typed table column}).
-EVENT_FIELDS = {
-    E.PRODUCER_IDS: {"broker_id": "brokerId", "epoch": "brokerEpoch", "next_id": "nextProducerId"},
-    E.REGISTER_BROKER: {"broker_id": "brokerId", "epoch": "brokerEpoch", "incarnation": "incarnationId",
-                               "fenced": "fenced"},
-    E.UNREGISTER_BROKER: {"broker_id": "brokerId", "epoch": "brokerEpoch"},
-    E.FENCE_BROKER: {"broker_id": "id", "epoch": "epoch"},
-    E.UNFENCE_BROKER: {"broker_id": "id", "epoch": "epoch"},
-    E.BROKER_REGISTRATION_CHANGE: {"broker_id": "brokerId", "epoch": "brokerEpoch", "fenced": "fenced"},
-    E.TOPIC: {"name": "name", "topic_id": "topicId"},
-    E.REMOVE_TOPIC: {"topic_id": "topicId"},
-    E.PARTITION: {"topic_id": "topicId", "partition": "partitionId"},
-    E.PARTITION_CHANGE: {"topic_id": "topicId", "partition": "partitionId"},
-    E.TOPIC_PARTITION_TO_BATCH_COORDINATOR_MAPPING: {"topic_id": "topicId", "partition": "partitionIndex",
-                                                     "coordinator": "batchCoordinatorPartitionIndex"},
-    E.CONFIG: {"name": "resourceName", "config_value": "value"},
-}  # fmt: skip
-EVENT_TYPES = {
-    "broker_id": "int", "epoch": "bigint", "next_id": "bigint", "incarnation": "string", "fenced": "int",
-    "name": "string", "topic_id": "string", "partition": "int", "coordinator": "int", "config_value": "string",
-}  # fmt: skip
-EVENT_META = ["cluster", "file", "file_kind", "batch_offset", "offset", "seq", "timestamp"]
+HISTORY_CHECKS = {(a, c) for a, checks in AUDITS.items() for c, _, h in checks if h}
+VIOLATION_COLUMNS = ["audit", "check", "status", "cluster", "file", "offset", "subject", "detail"]
+VIOLATION_SCHEMA = pa.schema([("audit", pa.string()), ("check", pa.string()), ("status", pa.string()),
+                              ("cluster", pa.string()), ("file", pa.string()), ("offset", pa.int64()),
+                              ("subject", pa.string()), ("detail", pa.string())])  # fmt: skip
+VIOLATION_DDL = ("audit STRING, `check` STRING, status STRING, cluster STRING, file STRING, offset BIGINT, "
+                 "subject STRING, detail STRING")  # fmt: skip
+VIOLATION, UNVERIFIABLE = "violation", "unverifiable"
+
+A, K, T = Audit, Check, EventType
+HEADER_NAME, FOOTER_NAME = CONTROL_TYPE_NAMES[SNAPSHOT_HEADER], CONTROL_TYPE_NAMES[SNAPSHOT_FOOTER]
+SEGMENT_NAME = re.compile(SEGMENT_NAME_REGEX + "$")
 
 
-def event_frame(read, plan: DataFrame) -> DataFrame:
-    """The records the metadata audits need, as one frame with a ``type`` column and the
-    EVENT_TYPES columns, limited to each cluster's replay and ordered by ``seq``.
+def _s(value) -> str:
+    """A value in a finding's text as Spark's format_string wrote it (null as "null")."""
+    return "null" if value is None else str(value)
 
-    ``read(table)`` gives a typed table (None when there is none); ``plan`` has, per replayed
-    file, ``cluster, file, min_offset, seq_shift`` (see job.plan_rows)."""
-    frames = []
-    for table, fields in EVENT_FIELDS.items():
-        frame = read(table)
-        if frame is None:
+
+def _counted(n, noun: str) -> str | None:
+    """"1 record", "5 records" (None when the count is)."""
+    return None if n is None else f"1 {noun}" if n == 1 else f"{n} {noun}s"
+
+
+class Findings:
+    """The violations of one cluster, with their status, handed on in batches."""
+
+    def __init__(self, cluster: str, complete: bool):
+        self.cluster = cluster
+        self.complete = complete
+        self.damaged_seq = None  # the first replayed position that could not be read
+        self.rows: list[tuple] = []
+
+    def add(self, audit: str, check: str, file, offset, seq, subject, detail) -> None:
+        status = VIOLATION
+        if (audit, check) in HISTORY_CHECKS and (
+            not self.complete or (self.damaged_seq is not None and seq is not None and seq > self.damaged_seq)
+        ):
+            status = UNVERIFIABLE
+        self.rows.append((str(audit), str(check), status, self.cluster, file, offset, subject, detail))
+
+    def batches(self, final: bool = False) -> Iterator[pa.RecordBatch]:
+        if self.rows and (final or len(self.rows) >= OUT_ROWS):
+            columns = list(zip(*self.rows))
+            self.rows = []
+            yield pa.RecordBatch.from_arrays([pa.array(c, f.type) for c, f in zip(columns, VIOLATION_SCHEMA)],
+                                             schema=VIOLATION_SCHEMA)  # fmt: skip
+
+
+# --- reading a cluster's audit files ----------------------------------------------------------
+
+
+def _rows(source, columns: list[str] | None = None) -> Iterator[tuple]:
+    """The rows of one Parquet file as tuples, batch by batch."""
+    for batch in pq.ParquetFile(source).iter_batches(batch_size=READ_ROWS, columns=columns):
+        yield from zip(*(column.to_pylist() for column in batch.columns))
+
+
+def merged(sources: list, key) -> Iterator[tuple]:
+    """The rows of sorted files, in order: a merge, so only one batch of each file is held."""
+    if len(sources) == 1:
+        return _rows(sources[0])
+    return heapq.merge(*(_rows(s) for s in sources), key=key)
+
+
+# --- the log ------------------------------------------------------------------------------------
+
+
+def replay_issues(rows: Iterator[tuple], found: Findings) -> None:
+    """The quarantined problems (a corrupt batch is found from its header, in replay_batches),
+    and the first replayed position that could not be read."""
+    for file, position, issue, detail, batch_offset, offset, records_lost, bytes_lost, seq in rows:
+        if seq is not None and (found.damaged_seq is None or seq < found.damaged_seq):
+            found.damaged_seq = seq
+        if issue == Issue.CORRUPT_BATCH:
             continue
-        if table == E.CONFIG:  # only diskless.enable of topics matters
-            frame = frame.where((F.col("resourceType") == TOPIC_RESOURCE) & (F.col("name") == DISKLESS_CONFIG))
-        columns = [F.col(c) for c in EVENT_META if c != "seq"] + [F.lit(table).alias("type")]
-        for name, kind in EVENT_TYPES.items():
-            source = fields.get(name)
-            if source is None:
-                columns.append(F.lit(None).cast(kind).alias(name))
-            elif table == E.REGISTER_BROKER and name == "fenced":  # boolean -> the change record's 1 / -1
-                columns.append(F.when(F.col(source), FENCE).otherwise(UNFENCE).alias(name))
-            else:
-                columns.append(F.col(source).cast(kind).alias(name))
-        frames.append(frame.select(*columns))
-    if not frames:
-        schema = ", ".join([f"`{c}` {'string' if c in ('cluster', 'file', 'file_kind') else 'bigint'}" for c in EVENT_META]
-                           + ["`type` string"] + [f"`{n}` {k}" for n, k in EVENT_TYPES.items()])  # fmt: skip
-        return plan.sparkSession.createDataFrame([], schema)
-    events = _union(frames).join(F.broadcast(plan.select("cluster", "file", "min_offset", "seq_shift")), ["cluster", "file"])
-    events = events.where(F.col("offset") >= F.col("min_offset")).withColumn("seq", F.col("offset") + F.col("seq_shift"))
-    return events.drop("min_offset", "seq_shift")
+        at = offset if offset is not None else batch_offset
+        lost = _counted(records_lost, "record")
+        text = "; ".join(p for p in (detail, None if lost is None else f"{lost} quarantined",
+                                     _counted(bytes_lost, "byte")) if p is not None)  # fmt: skip
+        found.add(A.LOG, issue, file, at, at, f"byte {_s(position)}", text)
 
 
-@dataclass
-class AuditInput:
-    """What the audits read: ``events`` (see event_frame), ``batches`` and ``issues`` (every
-    batch header and quarantine row), ``clusters`` (per cluster ``complete``, ``damaged_seq``)."""
-
-    events: DataFrame
-    batches: DataFrame
-    issues: DataFrame
-    clusters: DataFrame
-
-    def typed(self, table: str) -> DataFrame:
-        return self.events.where(F.col("type") == table)
-
-
-def _before(*keys) -> Window:
-    return Window.partitionBy(*keys).orderBy("seq").rowsBetween(Window.unboundedPreceding, -1)
-
-
-def _counted(column: str, noun: str):
-    """"1 record", "5 records" (null when the count is)."""
-    n = F.col(column)
-    return F.when(n == 1, F.lit(f"1 {noun}")).when(n.isNotNull(), F.format_string(f"%d {noun}s", n))
-
-
-def _violations(df: DataFrame, audit: str, check: str, subject, detail) -> DataFrame:
-    return df.select(
-        F.lit(audit).alias("audit"),
-        F.lit(check).alias("check"),
-        F.col("cluster"),
-        F.col("file"),
-        F.col("offset").cast("bigint").alias("offset"),
-        F.col("seq").cast("bigint").alias("seq"),
-        subject.cast("string").alias("subject"),
-        detail.cast("string").alias("detail"),
-    )
-
-
-def _union(frames: list[DataFrame]) -> DataFrame:
-    out = frames[0]
-    for frame in frames[1:]:
-        out = out.unionByName(frame)
-    return out
-
-
-# --- producer ids ----------------------------------------------------------------------------
-
-
-def producer_ids(inp: AuditInput) -> DataFrame:
-    audit = Audit.PRODUCER_IDS
-    blocks = inp.typed(E.PRODUCER_IDS)
-    start = F.col("next_id") - PRODUCER_ID_BLOCK_SIZE
-    earlier = Window.partitionBy("cluster").orderBy("seq").rowsBetween(Window.unboundedPreceding, -1)
-    overlap = blocks.withColumn("prev_end", F.max("next_id").over(earlier)).where(
-        F.col("prev_end").isNotNull() & (start < F.col("prev_end"))
-    )
-    found = [
-        _violations(
-            overlap, audit, Check.OVERLAPPING_BLOCK,
-            F.format_string("producer ids %d-%d", start, F.col("next_id") - 1),
-            F.format_string("block %d-%d (nextProducerId %d) overlaps ids handed out before it (up to %d)",
-                            start, F.col("next_id") - 1, F.col("next_id"), F.col("prev_end") - 1),
-        )
-    ]  # fmt: skip
-
-    # the broker's registration as of each block: the last Register/UnregisterBrokerRecord
-    events = inp.events.where(F.col("type").isin(E.PRODUCER_IDS, E.REGISTER_BROKER, E.UNREGISTER_BROKER))
-    state = F.when(F.col("type") == E.REGISTER_BROKER, F.struct(F.lit(True).alias("registered"), F.col("epoch").alias("epoch"))).when(
-        F.col("type") == E.UNREGISTER_BROKER, F.struct(F.lit(False).alias("registered"), F.col("epoch").alias("epoch"))
-    )
-    events = events.withColumn("cur", F.last(state, ignorenulls=True).over(_before("cluster", "broker_id")))
-    # Kafka's snapshots carry the newest ProducerIdsRecord with broker -1, epoch -1
-    from_snapshot = (F.col("seq") < 0) & (F.col("broker_id") == -1)
-    bad = events.where(
-        (F.col("type") == E.PRODUCER_IDS) & ~from_snapshot
-        & (F.col("cur").isNull() | ~F.col("cur.registered") | (F.col("cur.epoch") != F.col("epoch")))
-    )  # fmt: skip
-    detail = (
-        F.when(F.col("cur").isNull(), F.format_string("broker %d, epoch %d, was never registered", "broker_id", "epoch"))
-        .when(~F.col("cur.registered"), F.format_string("broker %d is unregistered", "broker_id"))
-        .otherwise(F.format_string("broker %d is registered at epoch %d; the block names epoch %d",
-                                   "broker_id", "cur.epoch", "epoch"))
-    )  # fmt: skip
-    found.append(_violations(bad, audit, Check.BROKER_NOT_AT_CURRENT_EPOCH, F.format_string("broker %d", "broker_id"), detail))
-    return _union(found)
+def replay_batches(rows: Iterator[tuple], found: Findings) -> int | None:
+    """The log audit over the batch headers, stream by stream in offset order; returns the
+    largest batch timestamp (where the log ends in time), None without batches."""
+    end_ts = None
+    stream = None
+    prev_last = prev_epoch = None
+    first = last = None
+    segment_starts: dict[str, int] = {}
+    for row in rows:
+        (name, batch_offset, file, position, file_kind, last_delta, count, epoch, timestamp, crc_ok,
+         offsets_ok, control_types) = row  # fmt: skip
+        if name != stream:
+            _snapshot_frame(stream, first, last, found)
+            stream, prev_last, prev_epoch, first = name, None, None, row
+        last = row
+        if timestamp is not None and (end_ts is None or timestamp > end_ts):
+            end_ts = timestamp
+        if file_kind == SEGMENT and batch_offset is not None and file not in segment_starts:
+            segment_starts[file] = batch_offset
+        last_offset = None if batch_offset is None or last_delta is None else batch_offset + last_delta
+        subject = f"offsets {_s(batch_offset)}-{_s(last_offset)}"
+        if batch_offset is not None and prev_last is not None:
+            if batch_offset > prev_last + 1:
+                found.add(A.LOG, K.OFFSET_GAP, file, batch_offset, batch_offset, subject,
+                          f"offsets {prev_last + 1}-{batch_offset - 1} are in no batch")
+            elif batch_offset <= prev_last:
+                upto = prev_last if last_offset is None else min(last_offset, prev_last)
+                found.add(A.LOG, K.DUPLICATE_OFFSETS, file, batch_offset, batch_offset, subject,
+                          f"offsets {batch_offset}-{upto} are also in an earlier batch")
+        if crc_ok is False:
+            lost = _counted(count, "record")
+            found.add(A.LOG, K.CRC_MISMATCH, file, batch_offset, batch_offset, subject,
+                      None if lost is None else f"batch at byte {_s(position)}: CRC-32C mismatch; {lost} quarantined")
+        if epoch is not None and prev_epoch is not None and epoch < prev_epoch:
+            found.add(A.LOG, K.LEADER_EPOCH_REGRESSION, file, batch_offset, batch_offset, subject,
+                      f"leader epoch {epoch} after a batch of epoch {prev_epoch}")
+        if offsets_ok is False:
+            found.add(A.LOG, K.RECORD_OFFSETS, file, batch_offset, batch_offset, subject,
+                      f"{_s(count)} records, lastOffsetDelta {_s(last_delta)}, offset deltas not 0..n-1")
+        if last_offset is not None and (prev_last is None or last_offset > prev_last):
+            prev_last = last_offset
+        if epoch is not None and (prev_epoch is None or epoch > prev_epoch):
+            prev_epoch = epoch
+    _snapshot_frame(stream, first, last, found)
+    for file, start in sorted(segment_starts.items()):
+        match = SEGMENT_NAME.search(file)
+        named = int(match.group(1)) if match else None
+        if named is not None and named != start:
+            found.add(A.LOG, K.SEGMENT_NAME, file, start, start, file, f"first offset {start}, name says {named}")
+    return end_ts
 
 
-# --- topic ids -------------------------------------------------------------------------------
+def _snapshot_frame(stream, first, last, found: Findings) -> None:
+    """A snapshot (any stream but the segments') starts with a SnapshotHeader batch at offset 0
+    and ends with a SnapshotFooter batch."""
+    if not stream:
+        return
+    types = (first[11] or "").split(",")
+    if first[1] != 0 or types[0] != HEADER_NAME:
+        found.add(A.LOG, K.SNAPSHOT_FRAME, first[2], first[1], first[1], first[2],
+                  "the snapshot does not start with a SnapshotHeader control batch at offset 0")
+    if (last[11] or "").split(",")[-1] != FOOTER_NAME:
+        found.add(A.LOG, K.SNAPSHOT_FRAME, last[2], last[1], last[1], last[2],
+                  "the snapshot does not end with a SnapshotFooter control batch")
 
 
-def topic_ids(inp: AuditInput) -> DataFrame:
-    audit = Audit.TOPIC_IDS
-    events = inp.events.where(
-        F.col("type").isin(E.TOPIC, E.REMOVE_TOPIC, E.PARTITION, E.PARTITION_CHANGE)
-    )
-    topics = events.where(F.col("type") == E.TOPIC)
-    found = []
-
-    by_id = Window.partitionBy("cluster", "topic_id").orderBy("seq")
-    reused = (
-        topics.withColumn("prev_name", F.lag("name").over(by_id))
-        .withColumn("prev_offset", F.lag("offset").over(by_id))
-        .where(F.col("prev_name").isNotNull())
-    )
-    found.append(_violations(
-        reused, audit, Check.TOPIC_ID_REUSED, F.format_string("topic %s", "name"),
-        F.format_string("topic id %s of '%s' was already used by '%s' (TopicRecord at offset %d)",
-                        "topic_id", "name", "prev_name", "prev_offset"),
-    ))  # fmt: skip
-
-    # per topic id, in order: the state before each record (live / removed / never created),
-    # and for each creation the first removal of the id after it
-    following = by_id.rowsBetween(1, Window.unboundedFollowing)
-    state = F.when(F.col("type") == E.TOPIC, "live").when(F.col("type") == E.REMOVE_TOPIC, "removed")
-    lifecycle = events.withColumn("cur", F.last(state, ignorenulls=True).over(_before("cluster", "topic_id"))).withColumn(
-        "removed_seq",
-        F.first(F.when(F.col("type") == E.REMOVE_TOPIC, F.col("seq")), ignorenulls=True).over(following),
-    )
-    creations = lifecycle.where(F.col("type") == E.TOPIC)
-    by_name = Window.partitionBy("cluster", "name").orderBy("seq")
-    recreated = (
-        creations.withColumn("prev_id", F.lag("topic_id").over(by_name))
-        .withColumn("prev_removed", F.lag("removed_seq").over(by_name))
-        .withColumn("prev_offset", F.lag("offset").over(by_name))
-        .where(F.col("prev_id").isNotNull() & (F.col("prev_removed").isNull() | (F.col("prev_removed") > F.col("seq"))))
-    )
-    found.append(_violations(
-        recreated, audit, Check.NAME_RECREATED_WHILE_LIVE, F.format_string("topic %s", "name"),
-        F.format_string("'%s' created again (topic id %s) while topic id %s (TopicRecord at offset %d) is not removed",
-                        "name", "topic_id", "prev_id", "prev_offset"),
-    ))  # fmt: skip
-
-    refs = lifecycle.where(F.col("type") != E.TOPIC)
-    ref = (
-        F.when(F.col("type") == E.PARTITION, F.format_string("PartitionRecord for partition %d", "partition"))
-        .when(F.col("type") == E.PARTITION_CHANGE, F.format_string("PartitionChangeRecord for partition %d", "partition"))
-        .otherwise(F.lit("RemoveTopicRecord"))
-    )  # fmt: skip
-    found.append(_violations(
-        refs.where(F.col("cur").isNull()), audit, Check.UNKNOWN_TOPIC_ID, F.format_string("topic id %s", "topic_id"),
-        F.format_string("%s of topic id %s, which no TopicRecord created", ref, "topic_id"),
-    ))  # fmt: skip
-    found.append(_violations(
-        refs.where(F.col("cur") == "removed"), audit, Check.REMOVED_TOPIC_ID, F.format_string("topic id %s", "topic_id"),
-        F.format_string("%s of topic id %s, which was removed", ref, "topic_id"),
-    ))  # fmt: skip
-    return _union(found)
+# --- the metadata ---------------------------------------------------------------------------------
 
 
-# --- brokers ---------------------------------------------------------------------------------
+class Broker:
+    __slots__ = ("registration", "fenced", "last_register")
+
+    def __init__(self):
+        self.registration = None  # (registered, epoch) of the last Register/UnregisterBrokerRecord
+        self.fenced = None  # fenced after the last record that said so
+        self.last_register = None  # (epoch, incarnation, offset) of the last RegisterBrokerRecord
 
 
-def brokers(inp: AuditInput) -> DataFrame:
-    audit = Audit.BROKERS
-    events = inp.events.where(F.col("type").isin(
-        E.REGISTER_BROKER, E.UNREGISTER_BROKER, E.FENCE_BROKER, E.UNFENCE_BROKER,
-        E.BROKER_REGISTRATION_CHANGE,
-    ))  # fmt: skip
-    regs = events.where(F.col("type") == E.REGISTER_BROKER)
-    by_broker = Window.partitionBy("cluster", "broker_id").orderBy("seq")
-    prev = (
-        regs.withColumn("prev_epoch", F.lag("epoch").over(by_broker))
-        .withColumn("prev_incarnation", F.lag("incarnation").over(by_broker))
-        .withColumn("prev_offset", F.lag("offset").over(by_broker))
-    )
-    found = [
-        _violations(
-            prev.where(F.col("prev_epoch").isNotNull() & (F.col("epoch") <= F.col("prev_epoch"))),
-            audit, Check.EPOCH_NOT_INCREASING, F.format_string("broker %d", "broker_id"),
-            F.format_string("broker %d registered with epoch %d, not above its previous epoch %d (offset %d)",
-                            "broker_id", "epoch", "prev_epoch", "prev_offset"),
-        ),
-        _violations(
-            prev.where((F.col("epoch") == F.col("prev_epoch")) & (F.col("incarnation") != F.col("prev_incarnation"))),
-            audit, Check.INCARNATION_CHANGED, F.format_string("broker %d", "broker_id"),
-            F.format_string("broker %d epoch %d registered with incarnation %s, earlier with %s",
-                            "broker_id", "epoch", "incarnation", "prev_incarnation"),
-        ),
-    ]  # fmt: skip
+class Topic:
+    """One topic id: its life (created, removed), and its partitions in the current life."""
 
-    op = (
-        F.when(F.col("type") == E.REGISTER_BROKER, "register")
-        .when(F.col("type") == E.UNREGISTER_BROKER, "unregister")
-        .when(F.col("type") == E.FENCE_BROKER, "fence")
-        .when(F.col("type") == E.UNFENCE_BROKER, "unfence")
-        .when(F.col("fenced") == FENCE, "fence")
-        .when(F.col("fenced") == UNFENCE, "unfence")
-        .otherwise("change")
-    )
-    reg = F.when(F.col("op") == "register", F.struct(F.lit(True).alias("registered"), F.col("epoch").alias("epoch"))).when(
-        F.col("op") == "unregister", F.struct(F.lit(False).alias("registered"), F.col("epoch").alias("epoch"))
-    )
-    fenced_after = F.when(F.col("op") == "register", F.col("fenced") == FENCE).when(F.col("op") == "fence", True).when(
-        F.col("op") == "unfence", False
-    )
-    before = _before("cluster", "broker_id")
-    events = (
-        events.withColumn("op", op)
-        .withColumn("cur", F.last(reg, ignorenulls=True).over(before))
-        .withColumn("fenced_now", F.last(fenced_after, ignorenulls=True).over(before))
-    )
-    registered = F.col("cur").isNotNull() & F.col("cur.registered")
-    problem = (
-        F.when(F.col("op") == "register", F.lit(None))
-        .when(~registered, F.format_string("%s of broker %d epoch %d, which is not registered", "op", "broker_id", "epoch"))
-        .when(F.col("op") == "unregister", F.lit(None))
-        .when(F.col("cur.epoch") != F.col("epoch"),
-              F.format_string("%s of broker %d names epoch %d; its registration is epoch %d", "op", "broker_id", "epoch", "cur.epoch"))
-        .when((F.col("op") == "fence") & F.col("fenced_now"),
-              F.format_string("fence of broker %d epoch %d, which is already fenced", "broker_id", "epoch"))
-        .when((F.col("op") == "unfence") & ~F.col("fenced_now"),
-              F.format_string("unfence of broker %d epoch %d, which is not fenced", "broker_id", "epoch"))
-    )  # fmt: skip
-    bad = events.withColumn("problem", problem).where(F.col("problem").isNotNull())
-    found.append(_violations(bad, audit, Check.ILLEGAL_TRANSITION, F.format_string("broker %d", "broker_id"), F.col("problem")))
-    return _union(found)
+    __slots__ = ("first_name", "first_offset", "state", "removed_seq", "name", "created", "created_ts",
+                 "last_partition", "partitions", "mapped", "max_partition")  # fmt: skip
+
+    def __init__(self):
+        self.first_name = self.first_offset = None  # of the last TopicRecord with this id
+        self.state = None  # None: never created; "live"; "removed"
+        self.removed_seq = None  # the last RemoveTopicRecord's seq
+        self.name = self.created = self.created_ts = None  # the current life's TopicRecord
+        # made when first needed, dropped when the topic is removed: a cluster may have used
+        # millions of topic ids, most of them long removed
+        self.last_partition: dict[int, int] | None = None  # partition -> seq of its last PartitionRecord (this life)
+        self.partitions: dict[int, list] | None = None  # PartitionRecords since the creation: partition -> [(file, offset, seq)]
+        self.mapped: set[int] | None = None  # partitions mapped to a coordinator since the creation
+        self.max_partition = None  # the highest partition of any PartitionRecord (the coordinators' topic)
 
 
-# --- diskless --------------------------------------------------------------------------------
+class MetadataReplay:
+    """The producer-ids, topic-ids, brokers and diskless audits over one cluster's events."""
+
+    def __init__(self, found: Findings):
+        self.found = found
+        self.max_next_id = None
+        self.brokers: dict[int, Broker] = {}
+        self.topics: dict[str, Topic] = {}
+        self.creations: dict[str, tuple] = {}  # topic name -> (topic id, seq, offset) of its last TopicRecord
+        self.flags: dict[str, str] = {}  # topic name -> diskless.enable as of now ("" when unset)
+        self.coordinator_ids: set[str] = set()  # topic ids ever named __diskless-metadata
+        self.range_checks: list[tuple] = []  # mappings whose coordinator may be out of range
+        self.group = None  # (file, batch) of the mappings in self.group_maps
+        self.group_maps: dict[tuple, list] = {}
+
+    def topic(self, topic_id: str) -> Topic:
+        t = self.topics.get(topic_id)
+        if t is None:
+            t = self.topics[topic_id] = Topic()
+        return t
+
+    def broker(self, broker_id: int) -> Broker:
+        b = self.brokers.get(broker_id)
+        if b is None:
+            b = self.brokers[broker_id] = Broker()
+        return b
+
+    def coordinator_partitions(self) -> int | None:
+        highest = [self.topics[t].max_partition for t in self.coordinator_ids if self.topics[t].max_partition is not None]
+        return max(highest) + 1 if highest else None
+
+    def run(self, rows: Iterator[tuple], end_ts: int | None) -> Iterator[pa.RecordBatch]:
+        """Replay the events; findings are handed on in batches as they pile up."""
+        handlers = {T.PRODUCER_IDS: self.producer_ids, T.REGISTER_BROKER: self.broker_change,
+                    T.UNREGISTER_BROKER: self.broker_change, T.FENCE_BROKER: self.broker_change,
+                    T.UNFENCE_BROKER: self.broker_change, T.BROKER_REGISTRATION_CHANGE: self.broker_change,
+                    T.TOPIC: self.topic_record, T.REMOVE_TOPIC: self.remove_topic, T.PARTITION: self.partition,
+                    T.PARTITION_CHANGE: self.partition_change, T.MAPPING: self.mapping, T.CONFIG: self.config}  # fmt: skip
+        found = self.found
+        for row in rows:
+            handlers[row[1]](row)
+            if len(found.rows) >= OUT_ROWS:
+                yield from found.batches()
+        self.close_group()
+        self.finish(end_ts)
+
+    # producer ids
+
+    def producer_ids(self, row) -> None:
+        seq, _, file, _, _, offset, _, broker_id, epoch, next_id = row[:10]
+        start = next_id - PRODUCER_ID_BLOCK_SIZE
+        found = self.found
+        if self.max_next_id is not None and start < self.max_next_id:
+            found.add(A.PRODUCER_IDS, K.OVERLAPPING_BLOCK, file, offset, seq, f"producer ids {start}-{next_id - 1}",
+                      f"block {start}-{next_id - 1} (nextProducerId {next_id}) overlaps ids handed out before it "
+                      f"(up to {self.max_next_id - 1})")  # fmt: skip
+        if self.max_next_id is None or next_id > self.max_next_id:
+            self.max_next_id = next_id
+        if seq < 0 and broker_id == -1:  # Kafka's snapshots carry the newest block as broker -1, epoch -1
+            return
+        registration = self.broker(broker_id).registration
+        if registration is None:
+            detail = f"broker {broker_id}, epoch {epoch}, was never registered"
+        elif not registration[0]:
+            detail = f"broker {broker_id} is unregistered"
+        elif registration[1] != epoch:
+            detail = f"broker {broker_id} is registered at epoch {registration[1]}; the block names epoch {epoch}"
+        else:
+            return
+        found.add(A.PRODUCER_IDS, K.BROKER_NOT_AT_CURRENT_EPOCH, file, offset, seq, f"broker {broker_id}", detail)
+
+    # brokers
+
+    def broker_change(self, row) -> None:
+        seq, kind, file, _, _, offset, _, broker_id, epoch, _, incarnation, fenced = row[:12]
+        b = self.broker(broker_id)
+        found = self.found
+        subject = f"broker {broker_id}"
+        if kind == T.REGISTER_BROKER:
+            op = "register"
+            if b.last_register is not None:
+                prev_epoch, prev_incarnation, prev_offset = b.last_register
+                if epoch <= prev_epoch:
+                    found.add(A.BROKERS, K.EPOCH_NOT_INCREASING, file, offset, seq, subject,
+                              f"broker {broker_id} registered with epoch {epoch}, not above its previous epoch "
+                              f"{prev_epoch} (offset {prev_offset})")  # fmt: skip
+                if epoch == prev_epoch and incarnation != prev_incarnation:
+                    found.add(A.BROKERS, K.INCARNATION_CHANGED, file, offset, seq, subject,
+                              f"broker {broker_id} epoch {epoch} registered with incarnation {_s(incarnation)}, "
+                              f"earlier with {_s(prev_incarnation)}")  # fmt: skip
+            b.last_register = (epoch, incarnation, offset)
+        elif kind == T.UNREGISTER_BROKER:
+            op = "unregister"
+        elif kind == T.FENCE_BROKER or (kind == T.BROKER_REGISTRATION_CHANGE and fenced == FENCE):
+            op = "fence"
+        elif kind == T.UNFENCE_BROKER or (kind == T.BROKER_REGISTRATION_CHANGE and fenced == UNFENCE):
+            op = "unfence"
+        else:
+            op = "change"
+        registration = b.registration
+        problem = None
+        if op != "register":
+            if registration is None or not registration[0]:
+                problem = f"{op} of broker {broker_id} epoch {epoch}, which is not registered"
+            elif op == "unregister":
+                pass
+            elif registration[1] != epoch:
+                problem = f"{op} of broker {broker_id} names epoch {epoch}; its registration is epoch {registration[1]}"
+            elif op == "fence" and b.fenced is True:
+                problem = f"fence of broker {broker_id} epoch {epoch}, which is already fenced"
+            elif op == "unfence" and b.fenced is False:
+                problem = f"unfence of broker {broker_id} epoch {epoch}, which is not fenced"
+        if problem is not None:
+            found.add(A.BROKERS, K.ILLEGAL_TRANSITION, file, offset, seq, subject, problem)
+        if op == "register":
+            b.registration = (True, epoch)
+            b.fenced = fenced == FENCE
+        elif op == "unregister":
+            b.registration = (False, epoch)
+        elif op == "fence":
+            b.fenced = True
+        elif op == "unfence":
+            b.fenced = False
+
+    # topics
+
+    def topic_record(self, row) -> None:
+        seq, _, file, _, _, offset, timestamp = row[:7]
+        name, topic_id = row[12], row[13]
+        t = self.topic(topic_id)
+        found = self.found
+        if t.first_offset is not None:
+            found.add(A.TOPIC_IDS, K.TOPIC_ID_REUSED, file, offset, seq, f"topic {_s(name)}",
+                      f"topic id {topic_id} of '{_s(name)}' was already used by '{_s(t.first_name)}' "
+                      f"(TopicRecord at offset {_s(t.first_offset)})")  # fmt: skip
+        previous = self.creations.get(name)
+        if previous is not None:
+            prev_id, prev_seq, prev_offset = previous
+            removed = self.topic(prev_id).removed_seq
+            if removed is None or removed < prev_seq:
+                found.add(A.TOPIC_IDS, K.NAME_RECREATED_WHILE_LIVE, file, offset, seq, f"topic {_s(name)}",
+                          f"'{_s(name)}' created again (topic id {topic_id}) while topic id {prev_id} "
+                          f"(TopicRecord at offset {prev_offset}) is not removed")  # fmt: skip
+        self.creations[name] = (topic_id, seq, offset)
+        t.first_name, t.first_offset = name, offset
+        t.state, t.name, t.created, t.created_ts = "live", name, seq, timestamp
+        t.last_partition = t.partitions = t.mapped = None  # what came before belongs to an earlier life
+        self.flags[name] = ""  # a new topic starts without the setting
+        if name == DISKLESS_TOPIC:
+            self.coordinator_ids.add(topic_id)
+
+    def _reference(self, row, t: Topic) -> None:
+        """A partition record or RemoveTopicRecord naming a topic id that is not live."""
+        if t.state == "live":
+            return
+        seq, kind, file, offset, topic_id = row[0], row[1], row[2], row[5], row[13]
+        what = "RemoveTopicRecord" if kind == T.REMOVE_TOPIC else (
+            f"{'PartitionRecord' if kind == T.PARTITION else 'PartitionChangeRecord'} for partition {_s(row[14])}"
+        )  # fmt: skip
+        if t.state is None:
+            self.found.add(A.TOPIC_IDS, K.UNKNOWN_TOPIC_ID, file, offset, seq, f"topic id {topic_id}",
+                           f"{what} of topic id {topic_id}, which no TopicRecord created")
+        elif t.state == "removed":
+            self.found.add(A.TOPIC_IDS, K.REMOVED_TOPIC_ID, file, offset, seq, f"topic id {topic_id}",
+                           f"{what} of topic id {topic_id}, which was removed")
+
+    def remove_topic(self, row) -> None:
+        t = self.topic(row[13])
+        self._reference(row, t)
+        t.state, t.removed_seq = "removed", row[0]
+        t.name = t.created = t.created_ts = None
+        t.last_partition = t.partitions = t.mapped = None
+
+    def partition(self, row) -> None:
+        seq, partition = row[0], row[14]
+        t = self.topic(row[13])
+        self._reference(row, t)
+        if t.last_partition is None:
+            t.last_partition = {}
+        t.last_partition[partition] = seq
+        if t.max_partition is None or (partition is not None and partition > t.max_partition):
+            t.max_partition = partition
+        if t.state == "live":
+            if t.partitions is None:
+                t.partitions = {}
+            t.partitions.setdefault(partition, []).append((row[2], row[5], seq))
+
+    def partition_change(self, row) -> None:
+        t = self.topics.get(row[13])
+        self._reference(row, t if t is not None else self.topic(row[13]))
+
+    # diskless
+
+    def config(self, row) -> None:
+        value = row[16]
+        self.flags[row[12]] = value.lower() if value is not None else ""
+
+    def mapping(self, row) -> None:
+        seq, _, file, file_kind, batch_offset, offset = row[:6]
+        topic_id, partition, coordinator = row[13], row[14], row[15]
+        t = self.topic(topic_id)
+        found = self.found
+        subject = f"topic id {topic_id} partition {_s(partition)}"
+        if t.state is None:
+            detail = f"topic id {topic_id} was never created"
+        elif t.state == "removed":
+            detail = f"topic id {topic_id} was removed"
+        elif t.last_partition is None or t.last_partition.get(partition) is None:
+            detail = f"topic '{_s(t.name)}' has no partition {_s(partition)}"
+        else:
+            detail = None
+        if detail is not None:
+            found.add(A.DISKLESS, K.MAPPING_OF_UNKNOWN_PARTITION, file, offset, seq, subject, detail)
+        if t.state == "live":
+            if self.flags.get(t.name, "") != "true":
+                found.add(A.DISKLESS, K.MAPPING_OF_NON_DISKLESS_TOPIC, file, offset, seq, subject,
+                          f"topic '{_s(t.name)}' is not diskless ({DISKLESS_CONFIG} is not true)")
+            if t.mapped is None:
+                t.mapped = set()
+            t.mapped.add(partition)
+        # out of range is judged against the coordinators' topic at the end: keep what may be
+        have = self.coordinator_partitions()
+        if coordinator is not None and (coordinator < 0 or have is None or coordinator >= have):
+            self.range_checks.append((file, offset, seq, subject, coordinator))
+        # conflicting mappings: within one batch of a segment, or one snapshot
+        group = (file, batch_offset if file_kind == SEGMENT else -1)
+        if group != self.group:
+            self.close_group()
+            self.group = group
+        entry = self.group_maps.get((topic_id, partition))
+        if entry is None:
+            self.group_maps[(topic_id, partition)] = [{coordinator}, offset, seq, subject]
+        else:
+            entry[0].add(coordinator)
+
+    def close_group(self) -> None:
+        for coordinators, offset, seq, subject in self.group_maps.values():
+            if len(coordinators - {None}) > 1:
+                listed = ", ".join(str(c) for c in sorted(coordinators - {None}))
+                self.found.add(A.DISKLESS, K.CONFLICTING_MAPPINGS, self.group[0], offset, seq, subject,
+                               f"mapped to coordinator partitions {listed} at once")
+        self.group_maps = {}
+
+    def finish(self, end_ts: int | None) -> None:
+        have = self.coordinator_partitions()
+        for file, offset, seq, subject, coordinator in self.range_checks:
+            if coordinator < 0 or (have is not None and coordinator >= have):
+                self.found.add(A.DISKLESS, K.COORDINATOR_OUT_OF_RANGE, file, offset, seq, subject,
+                               f"coordinator partition {coordinator}; {DISKLESS_TOPIC} has "
+                               f"{have if have is not None else 'no partitions'}")  # fmt: skip
+        if end_ts is None:
+            return
+        for topic_id, t in self.topics.items():
+            if t.state != "live" or self.flags.get(t.name) != "true" or not t.created_ts < end_ts - UNMAPPED_GRACE_MS:
+                continue
+            for partition, records in (t.partitions or {}).items():
+                if t.mapped is not None and partition in t.mapped:
+                    continue
+                for file, offset, seq in records:
+                    self.found.add(A.DISKLESS, K.UNMAPPED_PARTITION, file, offset, seq,
+                                   f"topic id {topic_id} partition {_s(partition)}",
+                                   f"partition {_s(partition)} of diskless topic '{_s(t.name)}' has no coordinator partition")
 
 
-def diskless(inp: AuditInput) -> DataFrame:
-    audit = Audit.DISKLESS
-    is_map = F.col("type") == E.TOPIC_PARTITION_TO_BATCH_COORDINATOR_MAPPING
-    events = inp.events.where(F.col("type").isin(
-        E.TOPIC, E.REMOVE_TOPIC, E.PARTITION, E.CONFIG,
-        E.TOPIC_PARTITION_TO_BATCH_COORDINATOR_MAPPING,
-    ))  # fmt: skip
-
-    # per topic id: the incarnation a record belongs to (its TopicRecord), live or removed
-    topic_state = F.when(
-        F.col("type") == E.TOPIC,
-        F.struct(F.lit(True).alias("live"), F.col("name").alias("name"), F.col("seq").alias("created"),
-                 F.col("timestamp").alias("created_ts")),
-    ).when(
-        F.col("type") == E.REMOVE_TOPIC,
-        F.struct(F.lit(False).alias("live"), F.lit(None).cast("string").alias("name"), F.lit(None).cast("bigint").alias("created"),
-                 F.lit(None).cast("bigint").alias("created_ts")),
-    )  # fmt: skip
-    by_topic = events.where(F.col("type") != E.CONFIG).withColumn(
-        "cur", F.last(topic_state, ignorenulls=True).over(_before("cluster", "topic_id"))
-    )
-    # per partition: was it created (a PartitionRecord) in the topic's current incarnation
-    by_topic = by_topic.withColumn(
-        "last_part", F.last(F.when(F.col("type") == E.PARTITION, F.col("seq")), ignorenulls=True).over(
-            _before("cluster", "topic_id", "partition")
-        )
-    ).where(is_map | (F.col("type") == E.TOPIC))
-    maps = by_topic.where(is_map).withColumn("topic_name", F.col("cur.name"))
-    # diskless.enable of the topic's name, since its TopicRecord (which resets it)
-    flags = events.where(F.col("type").isin(E.TOPIC, E.CONFIG)).select(
-        "cluster", "seq", F.col("name").alias("topic_name"),
-        F.when(F.col("type") == E.TOPIC, F.lit("")).otherwise(F.coalesce(F.lower("config_value"), F.lit(""))).alias("flag"),
-    )  # fmt: skip
-    maps = maps.unionByName(flags, allowMissingColumns=True).withColumn(
-        "flag_now", F.last("flag", ignorenulls=True).over(_before("cluster", "topic_name"))
-    ).where(is_map)
-
-    # partitions of the coordinators' topic, per cluster (it only ever grows)
-    coordinator_topics = events.where((F.col("type") == E.TOPIC) & (F.col("name") == DISKLESS_TOPIC)).select(
-        "cluster", "topic_id"
-    ).distinct()
-    coordinator_parts = (
-        events.where(F.col("type") == E.PARTITION)
-        .join(coordinator_topics, ["cluster", "topic_id"])
-        .groupBy("cluster")
-        .agg((F.max("partition") + 1).alias("coordinator_partitions"))
-    )
-    maps = maps.join(coordinator_parts, "cluster", "left")
-
-    live = F.col("cur.live")
-    subject = F.format_string("topic id %s partition %d", "topic_id", "partition")
-    found = [
-        _violations(
-            maps.where(live.isNull() | ~live | F.col("last_part").isNull() | (F.col("last_part") < F.col("cur.created"))),
-            audit, Check.MAPPING_OF_UNKNOWN_PARTITION, subject,
-            F.when(live.isNull(), F.format_string("topic id %s was never created", "topic_id"))
-            .when(~live, F.format_string("topic id %s was removed", "topic_id"))
-            .otherwise(F.format_string("topic '%s' has no partition %d", "topic_name", "partition")),
-        ),
-        _violations(
-            maps.where(live & (F.coalesce(F.col("flag_now"), F.lit("")) != "true")),
-            audit, Check.MAPPING_OF_NON_DISKLESS_TOPIC, subject,
-            F.format_string(f"topic '%s' is not diskless ({DISKLESS_CONFIG} is not true)", "topic_name"),
-        ),
-        _violations(
-            maps.where((F.col("coordinator") < 0) | (F.col("coordinator") >= F.col("coordinator_partitions"))),
-            audit, Check.COORDINATOR_OUT_OF_RANGE, subject,
-            F.format_string(f"coordinator partition %d; {DISKLESS_TOPIC} has %s", "coordinator",
-                            F.coalesce(F.col("coordinator_partitions").cast("string"), F.lit("no partitions"))),
-        ),
-    ]  # fmt: skip
-
-    group = F.when(F.col("file_kind") == SEGMENT, F.col("batch_offset")).otherwise(F.lit(-1))
-    conflicts = (
-        events.where(is_map).withColumn("grp", group)
-        .groupBy("cluster", "file", "grp", "topic_id", "partition")
-        .agg(F.countDistinct("coordinator").alias("n"), F.min("offset").alias("offset"), F.min("seq").alias("seq"),
-             F.sort_array(F.collect_set("coordinator")).alias("coordinators"))
-        .where(F.col("n") > 1)
-    )  # fmt: skip
-    found.append(_violations(
-        conflicts, audit, Check.CONFLICTING_MAPPINGS, subject,
-        F.format_string("mapped to coordinator partitions %s at once", F.array_join(F.col("coordinators").cast("array<string>"), ", ")),
-    ))  # fmt: skip
-
-    # at the end of the replay, every partition of a live diskless topic has a mapping
-    last = Window.partitionBy("cluster", "topic_id").orderBy(F.col("seq").desc())
-    live_topics = (
-        events.where(F.col("type").isin(E.TOPIC, E.REMOVE_TOPIC))
-        .withColumn("rank", F.row_number().over(last))
-        .where((F.col("rank") == 1) & (F.col("type") == E.TOPIC))
-        .select("cluster", "topic_id", "name", F.col("seq").alias("created"), F.col("timestamp").alias("created_ts"))
-    )
-    final_flag = (
-        flags.withColumn("rank", F.row_number().over(Window.partitionBy("cluster", "topic_name").orderBy(F.col("seq").desc())))
-        .where((F.col("rank") == 1) & (F.col("flag") == "true"))
-        .select("cluster", F.col("topic_name").alias("name"))
-    )
-    end = inp.batches.groupBy("cluster").agg(F.max("timestamp").alias("end_ts"))
-    diskless_topics = live_topics.join(final_flag, ["cluster", "name"]).join(end, "cluster").where(
-        F.col("created_ts") < F.col("end_ts") - UNMAPPED_GRACE_MS
-    ).select("cluster", "topic_id", F.col("name").alias("topic_name"), "created")
-    members = events.where(F.col("type").isin(E.PARTITION, E.TOPIC_PARTITION_TO_BATCH_COORDINATOR_MAPPING)).join(
-        diskless_topics, ["cluster", "topic_id"]
-    ).where(F.col("seq") > F.col("created"))
-    mapped = members.where(is_map).select("cluster", "topic_id", "partition").distinct()
-    unmapped = members.where(F.col("type") == E.PARTITION).join(mapped, ["cluster", "topic_id", "partition"], "left_anti")
-    found.append(_violations(
-        unmapped, audit, Check.UNMAPPED_PARTITION, subject,
-        F.format_string("partition %d of diskless topic '%s' has no coordinator partition", "partition", "topic_name"),
-    ))  # fmt: skip
-    return _union(found)
+# --- one cluster ----------------------------------------------------------------------------------
 
 
-# --- the log itself --------------------------------------------------------------------------
+def audit_cluster(cluster: str, complete: bool, sources: dict[str, list]) -> Iterator[pa.RecordBatch]:
+    """Every finding of one cluster. ``sources``: its audit files by kind (``events``,
+    ``batches``, ``issues``), each a list of paths or open files."""
+    found = Findings(cluster, complete)
+    for source in sources.get("issues", []):
+        replay_issues(_rows(source), found)
+    yield from found.batches()
+    batch_key = lambda r: (r[0], MIN_LONG if r[1] is None else r[1], r[2], r[3])  # noqa: E731
+    end_ts = replay_batches(merged(sources.get("batches", []), batch_key), found)
+    yield from found.batches()
+    rows = merged(sources.get("events", []), itemgetter(0, 2, 5))
+    yield from MetadataReplay(found).run(rows, end_ts)
+    yield from found.batches(final=True)
 
 
-def log(inp: AuditInput) -> DataFrame:
-    audit = Audit.LOG
-    b = inp.batches.withColumn("last", F.col("batch_offset") + F.col("last_offset_delta")).withColumn(
-        "grp", F.when(F.col("file_kind") == SEGMENT, F.lit("")).otherwise(F.col("file"))
-    ).withColumn("seq", F.col("batch_offset"))
-    order = Window.partitionBy("cluster", "grp").orderBy("batch_offset", "file", "position")
-    earlier = order.rowsBetween(Window.unboundedPreceding, -1)
-    b = (
-        b.withColumn("prev_last", F.max("last").over(earlier))
-        .withColumn("prev_epoch", F.max("leader_epoch").over(earlier))
-        .withColumn("row", F.row_number().over(order))
-        .withColumn("rows", F.count(F.lit(1)).over(Window.partitionBy("cluster", "grp")))
-        .withColumn("offset", F.col("batch_offset"))
-    )
-    subject = F.format_string("offsets %d-%d", "batch_offset", "last")
-    found = [
-        _violations(b.where(F.col("batch_offset") > F.col("prev_last") + 1), audit, Check.OFFSET_GAP, subject,
-                    F.format_string("offsets %d-%d are in no batch", F.col("prev_last") + 1, F.col("batch_offset") - 1)),
-        _violations(b.where(F.col("batch_offset") <= F.col("prev_last")), audit, Check.DUPLICATE_OFFSETS, subject,
-                    F.format_string("offsets %d-%d are also in an earlier batch", "batch_offset",
-                                    F.least(F.col("last"), F.col("prev_last")))),
-        _violations(b.where(~F.col("crc_ok")), audit, Check.CRC_MISMATCH, subject,
-                    F.concat(F.format_string("batch at byte %d: CRC-32C mismatch; ", "position"),
-                             _counted("records_count", "record"), F.lit(" quarantined"))),
-        _violations(b.where(F.col("leader_epoch") < F.col("prev_epoch")), audit, Check.LEADER_EPOCH_REGRESSION, subject,
-                    F.format_string("leader epoch %d after a batch of epoch %d", "leader_epoch", "prev_epoch")),
-        _violations(b.where(~F.col("offsets_ok")), audit, Check.RECORD_OFFSETS, subject,
-                    F.format_string("%d records, lastOffsetDelta %d, offset deltas not 0..n-1", "records_count", "last_offset_delta")),
-    ]  # fmt: skip
+# --- in Spark -------------------------------------------------------------------------------------
 
-    first = F.split(F.coalesce(F.col("control_types"), F.lit("")), ",")
-    snap = b.where(F.col("grp") != "")
-    bad_start = snap.where((F.col("row") == 1) & ((F.col("batch_offset") != 0) | (F.element_at(first, 1) != CONTROL_TYPE_NAMES[SNAPSHOT_HEADER])))
-    bad_end = snap.where((F.col("row") == F.col("rows")) & (F.element_at(first, -1) != CONTROL_TYPE_NAMES[SNAPSHOT_FOOTER]))
-    found.append(_violations(bad_start, audit, Check.SNAPSHOT_FRAME, F.col("file"),
-                             F.lit("the snapshot does not start with a SnapshotHeader control batch at offset 0")))
-    found.append(_violations(bad_end, audit, Check.SNAPSHOT_FRAME, F.col("file"),
-                             F.lit("the snapshot does not end with a SnapshotFooter control batch")))
-
-    segments = inp.batches.where(F.col("file_kind") == SEGMENT).groupBy("cluster", "file").agg(
-        F.min("batch_offset").alias("offset")
-    ).withColumn("named", F.regexp_extract("file", SEGMENT_NAME_REGEX + "$", 1).cast("bigint")).withColumn("seq", F.col("offset"))
-    found.append(_violations(segments.where(F.col("named") != F.col("offset")), audit, Check.SEGMENT_NAME, F.col("file"),
-                             F.format_string("first offset %d, name says %d", "offset", "named")))
-
-    issues = inp.issues.where(F.col("issue") != Issue.CORRUPT_BATCH).withColumn("offset", F.coalesce("offset", "batch_offset"))
-    issues = issues.withColumn("seq", F.col("offset"))
-    for check in (Check.TRUNCATED_TAIL, Check.UNREADABLE_BYTES, Check.MALFORMED_BATCH, Check.UNDECODABLE_RECORD):
-        found.append(_violations(
-            issues.where(F.col("issue") == check), audit, check, F.format_string("byte %d", "position"),
-            F.concat_ws("; ", F.col("detail"),
-                        F.concat(_counted("records_lost", "record"), F.lit(" quarantined")),
-                        _counted("bytes_lost", "byte")),
-        ))  # fmt: skip
-    return _union(found)
+AUDIT_KINDS = ("issues", "batches", "events")
+CLUSTER_DDL = "cluster_index INT, cluster STRING, complete BOOLEAN"
 
 
-AUDIT_FUNCTIONS = {
-    Audit.PRODUCER_IDS: producer_ids,
-    Audit.TOPIC_IDS: topic_ids,
-    Audit.BROKERS: brokers,
-    Audit.DISKLESS: diskless,
-    Audit.LOG: log,
-}
+def cluster_sources(audit_uri: str, cluster_index: int) -> dict[str, list]:
+    """A cluster's audit files (events.py) by kind: local paths, or files opened through
+    pyarrow.fs for another URI."""
+    from .inputs import is_local, local_path
+
+    sources: dict[str, list] = {}
+    if is_local(audit_uri):
+        import os
+
+        for kind in AUDIT_KINDS:
+            folder = os.path.join(local_path(audit_uri), f"c{cluster_index}", kind)
+            names = sorted(n for n in os.listdir(folder) if not n.startswith(".")) if os.path.isdir(folder) else []
+            sources[kind] = [os.path.join(folder, n) for n in names]
+        return sources
+    from pyarrow import fs as pafs
+
+    from ..log.source import arrow_uri
+
+    filesystem, base = pafs.FileSystem.from_uri(arrow_uri(audit_uri))
+    for kind in AUDIT_KINDS:
+        selector = pafs.FileSelector(f"{base}/c{cluster_index}/{kind}", allow_not_found=True)
+        infos = sorted((i for i in filesystem.get_file_info(selector) if not i.base_name.startswith(".")),
+                       key=lambda i: i.path)  # fmt: skip
+        sources[kind] = [filesystem.open_input_file(i.path) for i in infos]
+    return sources
 
 
-def with_status(violations: DataFrame, clusters: DataFrame) -> DataFrame:
-    """Mark history-dependent findings that lost or missing records could explain as unverifiable."""
-    history = F.lit(False)
-    for audit, check in sorted(HISTORY_CHECKS):
-        history = history | ((F.col("audit") == audit) & (F.col("check") == check))
-    doubtful = ~F.col("complete") | (F.col("damaged_seq").isNotNull() & (F.col("seq") > F.col("damaged_seq")))
-    status = F.when(history & doubtful, "unverifiable").otherwise("violation")
-    return violations.join(F.broadcast(clusters), "cluster", "left").withColumn("status", status).select(
-        *VIOLATION_COLUMNS
-    )
+def replaying(audit_uri: str):
+    """The function given to ``DataFrame.mapInArrow``: cluster rows (CLUSTER_DDL) in, their
+    violations (VIOLATION_SCHEMA) out."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        import gc
+
+        # the replay's state is many small objects without cycles (see sink.write_task)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            for batch in batches:
+                for row in batch.to_pylist():
+                    sources = cluster_sources(audit_uri, row["cluster_index"])
+                    yield from audit_cluster(row["cluster"], row["complete"], sources)
+                    gc.collect(1)
+        finally:
+            if collecting:
+                gc.enable()
+
+    return run

@@ -11,7 +11,7 @@ Every row has a ``kind``:
   malformed records (``malformed batch``), a ``truncated tail``, ``unreadable bytes`` between two
   sound batches, or one ``undecodable record`` value (``payload`` then holds its bytes, base64).
   ``records_lost`` counts the records it held (from the batch header, when readable);
-- ``COUNTS``: per unit and record type, the records a worker wrote itself (sink.py).
+- ``COUNTS``: in the summary a task hands on (sink.py), the records of one type it wrote.
 """
 
 from __future__ import annotations

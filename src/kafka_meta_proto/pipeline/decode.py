@@ -34,14 +34,17 @@ __all__ = ["ARROW_SCHEMA", "BATCH", "BATCH_ROWS", "COLUMNS", "ISSUE", "RECORD", 
 
 
 def decode_unit(
-    unit: dict, batch_rows: int = BATCH_ROWS, decoder: RecordDecoder | None = None
+    unit: dict, batch_rows: int = BATCH_ROWS, decoder: RecordDecoder | None = None, rows_out: list | None = None
 ) -> Iterator[pa.RecordBatch]:
     """Arrow record batches (``ARROW_SCHEMA``) of all rows of one unit. Pass one ``decoder`` to
-    the units of a task, so that what it learns serves them all."""
+    the units of a task, so that what it learns serves them all. ``rows_out``, a list, receives
+    the unit's ``UnitRows``: its ``flushed_data`` are the JSON forms of the last RECORD batch."""
     decoder = decoder if decoder is not None else RecordDecoder()
     constants = {UNIT_CONSTANTS[0]: unit["cluster"], UNIT_CONSTANTS[1]: unit["file"],
                  UNIT_CONSTANTS[2]: unit["kind"]}  # fmt: skip
     rows = UnitRows(constants, decoder, batch_rows)
+    if rows_out is not None:
+        rows_out.append(rows)
     with open_source(unit["uri"]) as source:
         for item in scan(source, unit["start"], unit["end"]):
             if type(item) is Damage:

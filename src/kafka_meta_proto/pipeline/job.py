@@ -5,14 +5,14 @@
 1. the driver lists the files (names and sizes only) and cuts them into units (inputs.py);
 2. a DataFrame of units, one partition per bin of about ``partition_bytes``, goes through
    ``mapInArrow``: each Python worker memory-maps its file, decodes its batches and records with
-   the generated classes (decode.py), writes the records to ``records`` itself (sink.py) and
-   yields Arrow record batches of the rest: batch headers, problems, counts per record type; that
-   small result is persisted, so the decoding runs once;
-3. ``batches`` and ``quarantine`` are written from it, and each typed table from ``records`` with
-   ``from_json(payload, <generated schema>)`` in FAILFAST mode (a payload that did not fit its
-   schema would stop the job rather than come out as nulls);
-4. the audits read the typed tables back and write their violations (audits.py);
-5. the per-file accounting (records read = written + reported) is taken from the written tables.
+   the generated classes (decode.py) and writes every table itself (sink.py): ``records``, the
+   typed tables (built from the decoded records, typed.py), ``batches``, ``quarantine``, and the
+   narrow sorted files the audits read (events.py); Spark gets back a summary (rows and records
+   per file, type and issue);
+3. the per-file accounting (records read = written + reported) is taken from the summary and the
+   written tables;
+4. the audits (audits.py) replay each cluster from its audit files in a second ``mapInArrow``, a
+   task per cluster, and Spark writes the violations.
 """
 
 from __future__ import annotations
@@ -21,30 +21,23 @@ import json
 import math
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 from .columns import Issue
-from .decode import BATCH, ISSUE, SPARK_DDL
+from .decode import BATCH, ISSUE
 from .inputs import DEFAULT_CHUNK_BYTES, SEGMENT, SNAPSHOT_SEQ_SHIFT, Inventory, Unit, discover
-from .sink import COUNTS, writing_records
+from .sink import AUDIT_DIR, COUNTS, SUMMARY_DDL, complete_tables, writing_tables
 from .spark import Progress, session
-from .tables import (
-    BATCH_TABLE,
-    QUARANTINE_TABLE,
-    RECORDS_DDL,
-    TYPED_META,
-    message_ddl,
-    table_name,
-    table_types,
-    typed_ddl,
-)
+from .tables import table_name
 
 DEFAULT_PARTITION_BYTES = 32 << 20
-UNIT_DDL = "unit INT, cluster STRING, file STRING, uri STRING, kind STRING, start BIGINT, `end` BIGINT, size BIGINT"
+UNIT_DDL = ("unit INT, cluster STRING, file STRING, uri STRING, kind STRING, start BIGINT, `end` BIGINT, size BIGINT, "
+            "cluster_index INT, replayed BOOLEAN, min_offset BIGINT, seq_shift BIGINT, file_base BIGINT")  # fmt: skip
+UNIT_PLAN = {"cluster_index": 0, "replayed": False, "min_offset": 0, "seq_shift": 0, "file_base": 0}  # not replayed
 MIN_LONG = -(1 << 63)
 EXAMPLES = 20
-TYPED_THREADS = 8  # typed tables written concurrently: their jobs are small, most of the time is overhead
+# the tables the workers write (a fresh run starts without them)
+WORKER_TABLES = ("records", "typed", "batches", "quarantine", AUDIT_DIR)
 
 
 class NoInputError(ValueError):
@@ -139,19 +132,22 @@ def partition_count(spark, units: list[Unit], partition_bytes: int) -> int:
     return max(1, min(len(units), max(2 * parallelism, math.ceil(total / partition_bytes))))
 
 
-def units_frame(spark, units: list[Unit], partition_bytes: int = DEFAULT_PARTITION_BYTES):
-    """A DataFrame of units, one partition per bin."""
+def units_frame(spark, units: list[Unit], partition_bytes: int = DEFAULT_PARTITION_BYTES, plans: dict | None = None):
+    """A DataFrame of units, one partition per bin; ``plans`` (unit -> its place in the replay,
+    see task_units) defaults to no replay."""
     bins = pack_units(units, partition_count(spark, units, partition_bytes))
-    rows = [[tuple(u.row().values()) for u in b] for b in bins]
+    plans = plans or {}
+    rows = [[tuple({**u.row(), **plans.get(u.unit, UNIT_PLAN)}.values()) for u in b] for b in bins]
     rdd = spark.sparkContext.parallelize(rows, len(rows)).flatMap(lambda b: b)
     return spark.createDataFrame(rdd, UNIT_DDL), len(bins)
 
 
-def decoded_frame(spark, units: list[Unit], records_uri: str, partition_bytes: int = DEFAULT_PARTITION_BYTES):
-    """The units decoded in the executors by mapInArrow: their records written to ``records_uri``
-    by the workers (an empty directory, see ``fresh_directory``), the other rows returned."""
-    frame, partitions = units_frame(spark, units, partition_bytes)
-    return frame.mapInArrow(writing_records(records_uri), SPARK_DDL), partitions
+def decoded_frame(spark, units: list[Unit], out: str, partition_bytes: int = DEFAULT_PARTITION_BYTES,
+                  plans: dict | None = None):  # fmt: skip
+    """The units decoded in the executors by mapInArrow: every table written under ``out`` by
+    the workers (see ``fresh_output``), the summary returned (SUMMARY_DDL)."""
+    frame, partitions = units_frame(spark, units, partition_bytes, plans)
+    return frame.mapInArrow(writing_tables(out), SUMMARY_DDL), partitions
 
 
 def fresh_directory(spark, uri: str) -> None:
@@ -170,6 +166,26 @@ def fresh_directory(spark, uri: str) -> None:
     fs = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
     fs.delete(path, True)
     fs.mkdirs(path)
+
+
+def remove_directory(spark, uri: str) -> None:
+    """Delete ``uri`` and what it holds, if it exists, locally or through Hadoop's FileSystem."""
+    from .inputs import is_local, local_path
+
+    if is_local(uri):
+        import shutil
+
+        shutil.rmtree(local_path(uri), ignore_errors=True)
+        return
+    jvm = spark.sparkContext._jvm
+    path = jvm.org.apache.hadoop.fs.Path(uri)
+    path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).delete(path, True)
+
+
+def fresh_output(spark, out: str) -> None:
+    """Remove what an earlier run's workers wrote under ``out`` (its other files stay)."""
+    for table in WORKER_TABLES:
+        remove_directory(spark, f"{out}/{table}")
 
 
 # --- replay plan ---------------------------------------------------------------------------------
@@ -191,6 +207,32 @@ def plan_rows(inventory: Inventory) -> list[tuple]:
 PLAN_DDL = "cluster STRING, file STRING, min_offset BIGINT, seq_shift BIGINT, file_base BIGINT"
 
 
+def cluster_indexes(inventory: Inventory) -> dict[str, int]:
+    """Each cluster's index: the name of its audit directory (``_audit/c<index>``)."""
+    return {name: i for i, name in enumerate(sorted(inventory.clusters))}
+
+
+def unit_plans(inventory: Inventory, units: list[Unit]) -> dict[int, dict]:
+    """Per unit, what the workers need besides the unit: its cluster's index and its file's place
+    in the cluster's replay (``replayed``, ``min_offset``, ``seq_shift``, ``file_base``; see
+    plan_rows)."""
+    index = cluster_indexes(inventory)
+    plans = {(c, f): (m, shift, base) for c, f, m, shift, base in plan_rows(inventory)}
+    out = {}
+    for u in units:
+        plan = plans.get((u.cluster, u.file))
+        out[u.unit] = {"cluster_index": index[u.cluster], "replayed": plan is not None,
+                       "min_offset": plan[0] if plan else 0, "seq_shift": plan[1] if plan else 0,
+                       "file_base": plan[2] if plan else 0}  # fmt: skip
+    return out
+
+
+def task_units(inventory: Inventory, units: list[Unit]) -> list[dict]:
+    """The units as the workers get them (without Spark: tests, one process)."""
+    plans = unit_plans(inventory, units)
+    return [{**u.row(), **plans[u.unit]} for u in units]
+
+
 # --- the job -------------------------------------------------------------------------------------
 
 
@@ -205,11 +247,6 @@ def run_audit(
     progress: bool = True,
     stream=None,
 ) -> AuditReport:
-    from pyspark import StorageLevel
-    from pyspark.sql import functions as F
-
-    from . import audits as audit_mod
-
     started = time.perf_counter()
     spark = spark or session(master)
     out = out.rstrip("/")
@@ -221,57 +258,29 @@ def run_audit(
     if not units:
         raise NoInputError(f"no KRaft metadata files (__cluster_metadata-*/*.log, *.checkpoint) under {', '.join(paths)}")
 
-    records_uri = f"{out}/records"
-    fresh_directory(spark, records_uri)
-    decoded, partitions = decoded_frame(spark, units, records_uri, partition_bytes)
-    decoded = decoded.persist(StorageLevel.MEMORY_AND_DISK)
-    kind = F.col("kind")
-    records = None
+    fresh_output(spark, out)
+    decoded, partitions = decoded_frame(spark, units, out, partition_bytes, unit_plans(inventory, units))
     try:
         with prog.phase(f"decoding {len(inventory.files)} files ({inventory.total_bytes / 1e6:.1f} MB) in {partitions} tasks"):
-            decoded.where(kind == int(BATCH)).select(*BATCH_TABLE).write.mode("overwrite").parquet(f"{out}/batches")
-        with prog.phase("writing quarantine"):
-            decoded.where(kind == int(ISSUE)).select(*QUARANTINE_TABLE).write.mode("overwrite").parquet(f"{out}/quarantine")
-            summary = (
-                decoded.groupBy("cluster", "file", "kind", "type_name", "issue")
-                .agg(F.count(F.lit(1)).alias("rows"), F.sum("records_count").alias("announced"),
-                     F.sum("records_lost").alias("lost"), F.sum("bytes_lost").alias("bytes_lost"))
-                .collect()
-            )  # fmt: skip
+            summary = [row.asDict() for row in decoded.collect()]  # the workers write the tables
+            complete_tables(out)
 
         present = sorted({r["type_name"] for r in summary if r["kind"] == COUNTS})
-        with prog.phase(f"writing {len(present)} typed tables"):
-            meta = [F.col(n) for n, _ in TYPED_META[:-1]] + [F.col("version").cast("smallint").alias("record_version")]
-            # read once, kept for the typed tables' jobs
-            records = spark.read.schema(RECORDS_DDL).parquet(records_uri).persist(StorageLevel.MEMORY_AND_DISK)
+        with prog.phase("counting what was written"):
+            written, typed_counts = count_written(spark, out, present)
 
-            def write_typed(type_name: str) -> None:
-                parsed = F.from_json("payload", message_ddl(type_name), {"mode": "FAILFAST"})
-                frame = records.where(F.col("type_name") == type_name).select(*meta, parsed.alias("_m"))
-                frame.select(*[n for n, _ in TYPED_META], "_m.*").write.mode("overwrite").parquet(
-                    f"{out}/typed/{table_name(type_name)}"
-                )
+        files = file_reports(inventory, summary, written)
+        types = {}
+        for r in summary:
+            if r["kind"] == COUNTS:
+                entry = types.setdefault(r["type_name"], {"records": 0, "typed": typed_counts.get(r["type_name"], 0),
+                                                          "table": table_name(r["type_name"])})  # fmt: skip
+                entry["records"] += r["rows"]
 
-            with ThreadPoolExecutor(max_workers=TYPED_THREADS) as pool:
-                list(pool.map(write_typed, present))
+        with prog.phase("auditing"):
+            audit_results, examples = run_audits(spark, out, inventory)
     finally:
-        decoded.unpersist()
-        if records is not None:
-            records.unpersist()
-
-    with prog.phase("counting what was written"):
-        written, typed_counts = count_written(spark, out, present)
-
-    files = file_reports(inventory, summary, written)
-    types = {}
-    for r in summary:
-        if r["kind"] == COUNTS:
-            entry = types.setdefault(r["type_name"], {"records": 0, "typed": typed_counts.get(r["type_name"], 0),
-                                                      "table": table_name(r["type_name"])})  # fmt: skip
-            entry["records"] += r["announced"]
-
-    with prog.phase("auditing"):
-        audit_results, examples = run_audits(spark, out, inventory, set(present), audit_mod)
+        remove_directory(spark, f"{out}/{AUDIT_DIR}")
 
     elapsed = time.perf_counter() - started
     report = AuditReport(
@@ -297,13 +306,18 @@ def count_written(spark, out: str, present: list[str]) -> tuple[dict, dict]:
     from .inputs import is_local, local_path
 
     if is_local(out):
+        import pyarrow as pa
         import pyarrow.dataset as ds
 
         base = local_path(out)
-        table = ds.dataset(f"{base}/records", format="parquet").to_table(columns=["cluster", "file"])
-        grouped = table.group_by(["cluster", "file"]).aggregate([([], "count_all")])
-        columns = [grouped.column(n).to_pylist() for n in ("cluster", "file", "count_all")]
-        written = {(c, f): n for c, f, n in zip(*columns)}
+        # batch by batch, the names kept dictionary-encoded as Parquet has them: the driver
+        # never holds a column of the whole table
+        parquet = ds.ParquetFileFormat(read_options={"dictionary_columns": ["cluster", "file"]})
+        written: dict = {}
+        for batch in ds.dataset(f"{base}/records", format=parquet).to_batches(columns=["cluster", "file"]):
+            grouped = pa.Table.from_batches([batch]).group_by(["cluster", "file"]).aggregate([([], "count_all")])
+            for c, f, n in zip(*(grouped.column(k).to_pylist() for k in ("cluster", "file", "count_all"))):
+                written[(c, f)] = written.get((c, f), 0) + n
         typed = {t: ds.dataset(f"{base}/typed/{table_name(t)}", format="parquet").count_rows() for t in present}
         return written, typed
     written = {(r["cluster"], r["file"]): r["count"]
@@ -331,44 +345,22 @@ def file_reports(inventory: Inventory, summary, written: dict) -> list[FileRepor
     return list(reports.values())
 
 
-def run_audits(spark, out: str, inventory: Inventory, present: set, audit_mod):
-    """Run every audit, write ``violations`` (one partition per audit), return counts and examples."""
-    from pyspark import StorageLevel
-    from pyspark.sql import functions as F
+def run_audits(spark, out: str, inventory: Inventory):
+    """Run every audit (a task per cluster over its audit files), write ``violations`` (one
+    partition per audit), return counts and examples."""
+    from . import audits as audit_mod
 
-    plan = spark.createDataFrame(plan_rows(inventory), PLAN_DDL)
-    types = table_types()
-
-    def read(table: str):
-        return spark.read.parquet(f"{out}/typed/{table}") if types[table] in present else None
-
-    batches = spark.read.parquet(f"{out}/batches")
-    issues = spark.read.parquet(f"{out}/quarantine")
-    damaged = {
-        r["cluster"]: r["damaged_seq"]
-        for r in issues.join(F.broadcast(plan), ["cluster", "file"]).groupBy("cluster")
-        .agg(F.min(F.coalesce("batch_offset", "offset", "file_base") + F.col("seq_shift")).alias("damaged_seq"))
-        .collect()
-    }  # fmt: skip
-    clusters = spark.createDataFrame(
-        [(c, p.complete, damaged.get(c)) for c, p in inventory.plans().items()],
-        "cluster STRING, complete BOOLEAN, damaged_seq BIGINT",
-    )
-    events = audit_mod.event_frame(read, plan).persist(StorageLevel.MEMORY_AND_DISK)
-    inp = audit_mod.AuditInput(events=events, batches=batches, issues=issues, clusters=clusters)
-
-    try:
-        events.count()
-        # one DataFrame per audit, written as one job (its independent stages run side by side),
-        # one partition directory per audit: violations/audit=<name>/
-        frames = [audit_mod.with_status(audit_mod.AUDIT_FUNCTIONS[name](inp), clusters) for name in audit_mod.AUDITS]
-        audit_mod._union(frames).write.mode("overwrite").partitionBy("audit").parquet(f"{out}/violations")
-    finally:
-        events.unpersist()
+    plans = inventory.plans()
+    rows = [(i, name, plans[name].complete) for name, i in cluster_indexes(inventory).items()]
+    tasks = spark.sparkContext.parallelize(rows, max(1, len(rows)))
+    clusters = spark.createDataFrame(tasks, audit_mod.CLUSTER_DDL)
+    violations = clusters.mapInArrow(audit_mod.replaying(f"{out}/{AUDIT_DIR}"), audit_mod.VIOLATION_DDL)
+    # one partition directory per audit: violations/audit=<name>/
+    violations.write.mode("overwrite").partitionBy("audit").parquet(f"{out}/violations")
     outcomes = read_violations(spark, out, list(audit_mod.AUDITS))
 
     results, examples = {}, []
-    for name, counts, rows in outcomes:
+    for name, counts, found in outcomes:
         by_check = {check: {"violation": 0, "unverifiable": 0} for check, _, _ in audit_mod.AUDITS[name]}
         where = set()
         for r in counts:
@@ -382,7 +374,7 @@ def run_audits(spark, out: str, inventory: Inventory, present: set, audit_mod):
             "by_check": by_check,
             "clusters": sorted(where),
         }
-        examples.extend(rows)
+        examples.extend(found)
     examples.sort(key=lambda r: (r["audit"], r["cluster"], r["offset"] if r["offset"] is not None else -1))
     return results, examples
 

@@ -1,4 +1,5 @@
-"""Record values into what a RECORD row holds: ``(type, version, type name, payload JSON)``.
+"""Record values into what a RECORD row holds: ``(type, version, type name, payload JSON)``,
+followed by the JSON form as a dict (the typed tables are built from it, see typed.py).
 
 A ``RecordDecoder`` keeps what it learns: the message class and type name of each record type,
 and the rows of small values it has decoded (NoOps, ISR changes and registrations recur, and
@@ -19,7 +20,7 @@ from ..messages import REGISTRY
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
 
-CACHE_LIMIT = 100_000  # values remembered before the decoder starts over
+CACHE_LIMIT = 30_000  # values remembered before the decoder starts over (each row holds its JSON dict too)
 CACHE_VALUE_BYTES = 256  # only values this small are remembered: the large ones seldom recur
 # What a value or control record that does not decode raises.
 DECODE_ERRORS = (KafkaProtocolError, LogFormatError, ValueError, struct.error)
@@ -42,9 +43,10 @@ class RecordDecoder:
             self._type_names[record_type] = kraft.record_type_name(cls.NAME)
         return cls
 
-    def learn(self, value) -> tuple[int, int, str, str]:
-        """The row of a metadata record value not remembered yet; remembered if it is small."""
-        row = self.decode_value(value)
+    def learn(self, value) -> tuple[int, int, str, str, dict]:
+        """The row of a metadata record value not remembered yet, with its JSON form as a dict
+        last; remembered if it is small."""
+        row = self.decode_row(value)
         if len(value) <= CACHE_VALUE_BYTES:
             if len(self._rows) >= CACHE_LIMIT:
                 self._rows.clear()
@@ -52,7 +54,11 @@ class RecordDecoder:
         return row
 
     def decode_value(self, value) -> tuple[int, int, str, str]:
-        """``(record type, version, type name, payload JSON)`` of a metadata record value.
+        """``(record type, version, type name, payload JSON)`` of a metadata record value."""
+        return self.decode_row(value)[:4]
+
+    def decode_row(self, value) -> tuple[int, int, str, str, dict]:
+        """``(record type, version, type name, payload JSON, JSON form)`` of a metadata record value.
 
         The same as ``kraft.decode_record_value`` (which it falls back to, for anything unusual
         and for the error), with the frame read inline when its three varints take a byte each.
@@ -75,18 +81,19 @@ class RecordDecoder:
             if cls is not None and cls.LOWEST_VERSION <= version <= cls.HIGHEST_VERSION:
                 message, end = cls.decode_from(value, version, 3)
                 if end == len(value):
-                    payload = _dumps(message.to_json(version))
-                    return record_type, version, self._type_names[record_type], payload
+                    data = message.to_json(version)
+                    return record_type, version, self._type_names[record_type], _dumps(data), data
         record = kraft.decode_record_value(value, self._registry)  # raises the precise DecodeError
         self.record_class(record.record_type)
-        payload = _dumps(record.message.to_json(record.version))
-        return record.record_type, record.version, self._type_names[record.record_type], payload
+        data = record.message.to_json(record.version)
+        return record.record_type, record.version, self._type_names[record.record_type], _dumps(data), data
 
-    def control(self, key, value) -> tuple[int, int, str, str]:
-        """``(control type, version, type name, payload JSON)`` of a control record: the JSON
-        form log/control.py gives, a marker's with its version beside the coordinator epoch."""
+    def control(self, key, value) -> tuple[int, int, str, str, dict]:
+        """``(control type, version, type name, payload JSON, JSON form)`` of a control record:
+        the JSON form log/control.py gives, a marker's with its version beside the coordinator
+        epoch."""
         record = decode_control_record(key, value, self._registry)
         data = record.to_json()
         if record.message is None:
             data = {"version": record.marker_version, **data}
-        return record.control_type, record.json_version, record.type_name, _dumps(data)
+        return record.control_type, record.json_version, record.type_name, _dumps(data), data

@@ -111,6 +111,9 @@ class UnitRows:
         self.decoder = decoder
         self.batch_rows = batch_rows
         self.records = RowBuffer(RowKind.RECORD, RECORD_COLUMNS)
+        # each RECORD row's JSON form (a dict, not an Arrow column), for the typed tables
+        self.record_data: list[dict] = []
+        self.flushed_data: list[dict] = []  # those of the RECORD batch last handed on
         self.batches = RowBuffer(RowKind.BATCH, BATCH_COLUMNS)
         self.issues = RowBuffer(RowKind.ISSUE, ISSUE_COLUMNS)
 
@@ -166,6 +169,7 @@ class UnitRows:
             if not handed_on:
                 for buffer, mark in zip(buffers, marks):
                     buffer.truncate(mark)
+                del self.record_data[marks[0] :]  # (in step with the RECORD rows)
                 self.add_damage(damage)
             else:
                 self._cut_short(damage, progress[0])
@@ -211,6 +215,7 @@ class UnitRows:
         (r_position, r_batch_offset, r_offset, r_timestamp, r_type, r_control_type, r_name,
          r_version, r_payload) = self.records.appends  # fmt: skip
         remembered, learn = self.decoder.remembered, self.decoder.learn
+        r_data = self.record_data.append
         base_offset = header.base_offset
         fixed_time = header.attributes & ATTR_TIMESTAMP_TYPE
         ts_base = header.max_timestamp if fixed_time else header.base_timestamp
@@ -241,6 +246,7 @@ class UnitRows:
                 r_version(row[1])
                 r_name(row[2])
                 r_payload(row[3])
+                r_data(row[4])
                 added += 1
                 size += len(row[3])
                 if added >= room or size >= budget:
@@ -275,7 +281,7 @@ class UnitRows:
                     else header.base_timestamp + record.timestamp_delta
                 )
                 try:
-                    control_type, version, name, payload = self.decoder.control(
+                    control_type, version, name, payload, data = self.decoder.control(
                         record.key, record.value
                     )
                 except DECODE_ERRORS as exc:
@@ -291,6 +297,7 @@ class UnitRows:
                                       C.CONTROL_TYPE: control_type, C.TYPE_NAME: name,
                                       C.VERSION: version, C.PAYLOAD: payload})  # fmt: skip
                     self.records.size += len(payload)
+                    self.record_data.append(data)
                 if self.records.is_full(self.batch_rows) or self.issues.is_full(self.batch_rows):
                     return False
             return True
@@ -299,16 +306,21 @@ class UnitRows:
 
     # --- out -----------------------------------------------------------------------------------
 
+    def _flush(self, buffer: RowBuffer) -> pa.RecordBatch | None:
+        if buffer is self.records:  # its rows' JSON forms go with it (``flushed_data``)
+            self.flushed_data, self.record_data = self.record_data, []
+        return buffer.flush(self.constants)
+
     def full(self) -> Iterator[pa.RecordBatch]:
         """The record batches of the kinds that have ``batch_rows`` rows (or ROW_BYTES of
         payload) waiting."""
         for buffer in (self.records, self.batches, self.issues):
             if buffer.is_full(self.batch_rows):
-                yield buffer.flush(self.constants)
+                yield self._flush(buffer)
 
     def rest(self) -> Iterator[pa.RecordBatch]:
         """The record batches of every row still waiting."""
         for buffer in (self.records, self.batches, self.issues):
-            out = buffer.flush(self.constants)
+            out = self._flush(buffer)
             if out is not None:
                 yield out

@@ -36,7 +36,7 @@ DEFAULT_CONF = {
     "spark.sql.parquet.compression.codec": "zstd",
 }
 LOCAL_CONF = {
-    "spark.driver.memory": "3g",  # local mode: the driver JVM is the executor
+    "spark.driver.memory": "768m",  # local mode: the driver JVM is the executor; it holds only small rows
     # The audits' shuffles are small; on two cores, adaptive execution's extra jobs (one per
     # shuffle) cost more than they save, and two shuffle partitions are plenty.
     "spark.sql.adaptive.enabled": "false",
