@@ -34,7 +34,8 @@ Spark reads the Parquet they write with the matching Spark types.
 from __future__ import annotations
 
 from .spark_schema import SPARK_TYPES
-from .spec import FieldSpec, FieldType, MessageSpec, StructSpec
+from .column_types import ColumnTypes
+from .spec import FieldSpec, MessageSpec, StructSpec
 
 ARROW_TYPES = {
     "bool": "pa.bool_()",
@@ -66,17 +67,12 @@ UNKNOWN_TAGGED_FIELDS = "unknown_tagged_fields"
 UNKNOWN_TAGGED_TYPE = "UNKNOWN_TAGGED_FIELDS"  # a constant of the generated module
 
 
-def _type(t: FieldType, struct: StructSpec | None, flexible: bool) -> str:
-    if t.is_array:
-        return f"pa.list_({_type(t.element, struct, flexible)})"
-    if t.is_struct:
-        if struct is None:
-            raise ValueError(f"struct type {t} has no struct spec")
-        return f"pa.struct([{', '.join(struct_fields(struct, flexible))}])"
-    try:
-        return ARROW_TYPES[t.name]
-    except KeyError:
-        raise ValueError(f"no Arrow type for schema type {t}") from None
+def _struct(struct: StructSpec, flexible: bool) -> str:
+    return f"pa.struct([{', '.join(struct_fields(struct, flexible))}])"
+
+
+ARROW = ColumnTypes("Arrow", ARROW_TYPES, lambda element: f"pa.list_({element})", _struct)
+_type = ARROW.of
 
 
 def struct_fields(struct: StructSpec, flexible: bool) -> list[str]:

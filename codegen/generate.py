@@ -28,7 +28,9 @@ SIDE_FILES = {
     "_spark_schemas.py": ("spark_schema.py", render_spark_schemas),  # Spark SQL schemas
     "_arrow_schemas.py": ("arrow_schema.py", render_arrow_schemas),  # Arrow schemas of the typed tables
 }
-SIDE_GENERATORS = tuple(module for module, _ in SIDE_FILES.values())
+# codegen modules that only the side files' generators use: inputs of the side files alone too
+SIDE_HELPERS = ("column_types.py",)
+SIDE_GENERATORS = tuple(module for module, _ in SIDE_FILES.values()) + SIDE_HELPERS
 
 
 def _render_one(args) -> tuple[str, str]:
@@ -104,7 +106,8 @@ def generate(
         init = stamp(render_package_init(package, specs, sources), init_inputs)
     if package == SIDE_FILES_PACKAGE:
         for name, (module, render) in SIDE_FILES.items():
-            side_inputs = _inputs(init_inputs, name, (CODEGEN_DIR / module).read_bytes())
+            helpers = [(CODEGEN_DIR / helper).read_bytes() for helper in SIDE_HELPERS]
+            side_inputs = _inputs(init_inputs, name, (CODEGEN_DIR / module).read_bytes(), *helpers)
             old = still_fresh(reuse / name, side_inputs) if reuse is not None else None
             files[name] = old or stamp(black.format_str(render(specs), mode=BLACK_MODE), side_inputs)
     return {"__init__.py": init, **dict(sorted(files.items()))}

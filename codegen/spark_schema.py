@@ -34,7 +34,8 @@ it), so the generated module needs no pyspark.
 
 from __future__ import annotations
 
-from .spec import FieldSpec, FieldType, MessageSpec, StructSpec
+from .column_types import ColumnTypes
+from .spec import FieldSpec, MessageSpec, StructSpec
 
 SPARK_TYPES = {
     "bool": "BOOLEAN",
@@ -59,17 +60,12 @@ def quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _type(t: FieldType, struct: StructSpec | None, flexible: bool) -> str:
-    if t.is_array:
-        return f"ARRAY<{_type(t.element, struct, flexible)}>"
-    if t.is_struct:
-        if struct is None:
-            raise ValueError(f"struct type {t} has no struct spec")
-        return f"STRUCT<{', '.join(f'{n}: {d}' for n, d in struct_columns(struct, flexible))}>"
-    try:
-        return SPARK_TYPES[t.name]
-    except KeyError:
-        raise ValueError(f"no Spark type for schema type {t}") from None
+def _struct(struct: StructSpec, flexible: bool) -> str:
+    return f"STRUCT<{', '.join(f'{n}: {d}' for n, d in struct_columns(struct, flexible))}>"
+
+
+SPARK = ColumnTypes("Spark", SPARK_TYPES, lambda element: f"ARRAY<{element}>", _struct)
+_type = SPARK.of
 
 
 def field_type(f: FieldSpec, flexible: bool) -> str:
