@@ -10,6 +10,7 @@ every DecodeError carries the same path and offset whichever codec is active).
 
 from __future__ import annotations
 
+import importlib
 import os
 from typing import Any
 
@@ -21,7 +22,8 @@ if os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0"):
     _why_pure = f"{PURE_PYTHON_ENV} is set"
 else:
     try:
-        from . import _codec as _native
+        # by name: the extension ships no stub, and may be absent
+        _native = importlib.import_module(f"{__package__}._codec")
     except ImportError:
         _why_pure = "the C extension is not built"
     else:
