@@ -1,4 +1,4 @@
-"""The optional compiled codec (src/kafka_meta_proto/_codec.c): built where a C compiler is
+"""The optional compiled codec (src/kafka_meta_proto/_codec*.c): built where a C compiler is
 present; without one the install goes on and the package runs its pure Python codec.
 
 Everything else about the package is in pyproject.toml.
@@ -41,7 +41,8 @@ if os.environ.get("KAFKA_META_PROTO_NO_EXTENSION", "") in ("", "0"):
     extensions.append(
         Extension(
             "kafka_meta_proto._codec",
-            sources=["src/kafka_meta_proto/_codec.c"],
+            sources=["src/kafka_meta_proto/_codec.c", "src/kafka_meta_proto/_codec_json.c"],
+            depends=["src/kafka_meta_proto/_codec.h"],
             extra_compile_args=["-O3"] if os.name != "nt" else [],
             optional=True,
         )

@@ -1,4 +1,4 @@
-"""Compile the compiled codec (src/kafka_meta_proto/_codec.c) in place, for a source checkout.
+"""Compile the compiled codec (src/kafka_meta_proto/_codec*.c) in place, for a source checkout.
 
     python tools/build_codec.py                 optimised build next to the sources
     python tools/build_codec.py --asan OUTDIR   AddressSanitizer build into OUTDIR (tests/test_codec_asan.py)
@@ -17,7 +17,8 @@ import sysconfig
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCE = ROOT / "src" / "kafka_meta_proto" / "_codec.c"
+PACKAGE = ROOT / "src" / "kafka_meta_proto"
+SOURCES = [PACKAGE / "_codec.c", PACKAGE / "_codec_json.c"]  # one extension; _codec.h between them
 
 
 def target_name() -> str:
@@ -38,7 +39,7 @@ def build(out_dir: Path, asan: bool = False) -> Path:
     ]
     flags += ["-O1", "-g", "-fsanitize=address", "-fno-omit-frame-pointer"] if asan else ["-O3"]
     partial = target.with_name(target.name + ".partial")
-    cmd = [*cc, *flags, f"-I{sysconfig.get_paths()['include']}", str(SOURCE), "-o", str(partial)]
+    cmd = [*cc, *flags, f"-I{sysconfig.get_paths()['include']}", *map(str, SOURCES), "-o", str(partial)]
     subprocess.run(cmd, check=True)
     partial.replace(target)  # a process that has the old one loaded keeps it
     return target
@@ -51,7 +52,7 @@ def main() -> int:
     if args.asan:
         print(build(Path(args.asan), asan=True))
     else:
-        print(build(SOURCE.parent))
+        print(build(PACKAGE))
     return 0
 
 

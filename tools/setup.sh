@@ -10,7 +10,7 @@ if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv
 fi
 # pyproject.toml, setup.py and the compiled codec's source: a change to any reinstalls (rebuilds)
-stamp=".venv/.installed-$(cat pyproject.toml setup.py src/kafka_meta_proto/_codec.c | sha1sum | cut -c1-16)"
+stamp=".venv/.installed-$(cat pyproject.toml setup.py src/kafka_meta_proto/_codec*.[ch] | sha1sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   echo "setup: installing the package and its dependencies into .venv" >&2
   .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v '^WARNING: Location' >&2 || true

@@ -11,8 +11,8 @@
  * so both codecs fail alike. Lengths are checked against the bytes left before anything is
  * allocated for them.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_codec.h"
+
 #include <structmember.h>
 #include <stdint.h>
 #include <string.h>
@@ -64,16 +64,14 @@ static PyTypeObject LayoutType;
 static PyObject *layout_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames);
 
 /* Module state kept in statics: one interpreter, set up once from Python (codec.py). */
-static PyTypeObject *UuidType = NULL;
-static Py_ssize_t uuid_bytes_offset = -1;
+PyTypeObject *UuidType = NULL;
+Py_ssize_t uuid_bytes_offset = -1;
 static PyObject *compiled_cache = NULL; /* program tuple -> Layout */
 static PyObject *empty_tuple = NULL;
 static unsigned long long fallback_successes = 0;        /* decode */
 static unsigned long long encode_fallback_successes = 0; /* encode and size */
 
-#define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
-
-static Py_ssize_t
+Py_ssize_t
 slot_offset(PyTypeObject *cls, PyObject *name)
 {
     PyObject *d = PyObject_GetAttr((PyObject *)cls, name);
@@ -1528,7 +1526,7 @@ codec_setup_records(PyObject *module, PyObject *record)
  * from the dict ``classes``; None for anything else (an unknown type, a bad frame, a body that
  * does not decode exactly), which kraft.decode_record_value then reads and reports. */
 
-static PyObject *
+PyObject *
 codec_read_record_value(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 2 || !PyBytes_CheckExact(args[0]) || !PyDict_CheckExact(args[1]))
@@ -1741,6 +1739,18 @@ static PyMethodDef codec_methods[] = {
     {"setup_records", codec_setup_records, METH_O, "setup_records(Record): the class parse_records makes."},
     {"parse_records", (PyCFunction)(void (*)(void))codec_parse_records, METH_FASTCALL,
      "parse_records(data, pos, n) -> ([Record] * n, next position), or None where anything is amiss."},
+    {"setup_json", (PyCFunction)(void (*)(void))codec_setup_json, METH_FASTCALL,
+     "setup_json(plan builder, unknown_to_json, dumps): the Python parts of json_form and json_text."},
+    {"json_form", (PyCFunction)(void (*)(void))codec_json_form, METH_FASTCALL,
+     "json_form(message, version) -> Kafka's JSON form as a dict (the values are not checked)."},
+    {"json_text", codec_json_text, METH_O,
+     "json_text(value) -> json.dumps(value, ensure_ascii=False, separators=(',', ':'))."},
+    {"record_row", (PyCFunction)(void (*)(void))codec_record_row, METH_FASTCALL,
+     "record_row(value, classes, names) -> (type, version, name, JSON text, JSON form), or None."},
+    {"json_form_alone", (PyCFunction)(void (*)(void))codec_json_form_alone, METH_FASTCALL,
+     "json_form_alone(message, version) -> the compiled JSON form, or None where it declines."},
+    {"json_text_alone", codec_json_text_alone, METH_O,
+     "json_text_alone(value) -> the compiled JSON text, or None where it declines."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1752,7 +1762,7 @@ static struct PyModuleDef codec_module = {
 PyMODINIT_FUNC
 PyInit__codec(void)
 {
-    if (PyType_Ready(&LayoutType) < 0 || PyType_Ready(&DecoderType) < 0)
+    if (PyType_Ready(&LayoutType) < 0 || PyType_Ready(&DecoderType) < 0 || codec_json_ready() < 0)
         return NULL;
     compiled_cache = PyDict_New();
     empty_tuple = PyTuple_New(0);

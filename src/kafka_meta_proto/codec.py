@@ -11,6 +11,7 @@ every DecodeError carries the same path and offset whichever codec is active).
 from __future__ import annotations
 
 import importlib
+import json
 import os
 from typing import Any
 
@@ -18,6 +19,8 @@ PURE_PYTHON_ENV = "KAFKA_META_PROTO_PURE_PYTHON"
 
 _native: Any = None
 _why_pure = ""
+# The JSON text the package writes for a JSON form: UTF-8 as it is, no spaces.
+_python_json_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
 if os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0"):
     _why_pure = f"{PURE_PYTHON_ENV} is set"
 else:
@@ -33,6 +36,10 @@ else:
         # Message.encode and size become the compiled ones; they use a class's compiled layouts
         # (its _LAYOUTS) and call the Python methods for anything they decline.
         _native.setup(Uuid, Message)
+        from . import json_plan
+        from ._json import unknown_to_json
+
+        _native.setup_json(json_plan.program, unknown_to_json, _python_json_text)
 
 
 def active_codec() -> str:
@@ -92,3 +99,24 @@ def compiled_record_value_reader() -> Any:
     """The compiled reader of KRaft metadata record values (``read_record_value(data,
     classes)``); None under pure Python (kraft.py)."""
     return None if _native is None else _native.read_record_value
+
+
+def compiled_record_row() -> Any:
+    """The compiled reader of a KRaft metadata record value into the pipeline's row
+    (``record_row(value, classes, names)`` -> (record type, version, type name, JSON text, JSON
+    form), or None where it declines); None under pure Python (pipeline/record_decoder.py)."""
+    return None if _native is None else _native.record_row
+
+
+def _python_json_form(message: Any, version: int) -> dict[str, Any]:
+    form: dict[str, Any] = type(message)._TO_JSON(message, version)
+    return form
+
+
+# json_form(message, version): Kafka's JSON form of ``message`` at ``version`` without checking its
+# values first (for messages just decoded; ``Message.to_json`` checks them).
+# json_text(value): ``value`` as JSON text, UTF-8 as it is and no spaces, as
+# ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` writes it.
+# The compiled writers when the extension is built (they hand what they decline to these).
+json_form: Any = _python_json_form if _native is None else _native.json_form
+json_text: Any = _python_json_text if _native is None else _native.json_text

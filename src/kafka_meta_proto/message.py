@@ -175,8 +175,7 @@ class Message:
     def to_json(self, version: int) -> dict[str, Any]:
         """Kafka's JSON form of the message at ``version``; refuses what encode refuses."""
         self.size(version)  # the cheapest full check of the values
-        obj: dict[str, Any] = type(self)._TO_JSON(self, version)
-        return obj
+        return codec.json_form(self, version)
 
     @classmethod
     def from_json(cls: type[_M], obj: dict[str, Any], version: int) -> _M:
@@ -205,3 +204,7 @@ def absent_field_error(struct_name: str, field: str) -> UnsupportedVersionError:
     return UnsupportedVersionError(
         f"{struct_name}.{field} has a non-default value, but this version has no such field"
     )
+
+
+# Last: codec.py imports Message (its compiled methods replace some of Message's).
+from . import codec  # noqa: E402

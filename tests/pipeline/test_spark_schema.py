@@ -99,7 +99,7 @@ def test_from_json_with_the_generated_schemas_is_exact(spark):
     from hypothesis.errors import NonInteractiveExampleWarning
     from pyspark.sql import functions as F
 
-    from kafka_meta_proto.pipeline.decode import _dumps
+    from kafka_meta_proto.codec import json_text
     from kafka_meta_proto.strategies import messages
 
     rows = []
@@ -109,7 +109,7 @@ def test_from_json_with_the_generated_schemas_is_exact(spark):
             cls = REGISTRY.message_class(name)
             for version in cls.versions():
                 for _ in range(2):
-                    rows.append((name, version, _dumps(messages(cls, version).example().to_json(version))))
+                    rows.append((name, version, json_text(messages(cls, version).example().to_json(version))))
     frame = spark.createDataFrame(rows, "name STRING, version INT, payload STRING")
     parsed = [
         F.when(F.col("name") == name, F.from_json("payload", SCHEMAS[name], {"mode": "FAILFAST"})).alias(name)

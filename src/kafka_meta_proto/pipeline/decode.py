@@ -23,14 +23,14 @@ import pyarrow as pa
 from ..log.scanning import Damage, scan
 from ..log.source import arrow_uri, open_source
 from .columns import ARROW_SCHEMA, COLUMNS, SPARK_DDL, UNIT_CONSTANTS, RowKind
-from .record_decoder import RecordDecoder, _dumps
+from .record_decoder import RecordDecoder
 from .rows import UnitRows
 
 RECORD, BATCH, ISSUE = RowKind.RECORD, RowKind.BATCH, RowKind.ISSUE
 BATCH_ROWS = 65536  # rows per Arrow record batch handed to Spark
 
 __all__ = ["ARROW_SCHEMA", "BATCH", "BATCH_ROWS", "COLUMNS", "ISSUE", "RECORD", "SPARK_DDL",
-           "arrow_uri", "decode_unit", "decode_units", "decode_value", "map_in_arrow", "_dumps"]  # fmt: skip
+           "arrow_uri", "decode_unit", "decode_units", "decode_value", "map_in_arrow"]  # fmt: skip
 
 
 def decode_unit(

@@ -9,21 +9,21 @@ units it decodes (a Spark task's, or one process's), so nothing is kept between 
 
 from __future__ import annotations
 
-import json
 import struct
 
 from .. import kraft
+from ..codec import compiled_record_row, json_form, json_text
 from ..errors import KafkaProtocolError
 from ..log.control import decode_control_record
 from ..log.errors import LogFormatError
 from ..messages import REGISTRY
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
-
 CACHE_LIMIT = 30_000  # values remembered before the decoder starts over (each row holds its JSON dict too)
 CACHE_VALUE_BYTES = 256  # only values this small are remembered: the large ones seldom recur
 # What a value or control record that does not decode raises.
 DECODE_ERRORS = (KafkaProtocolError, LogFormatError, ValueError, struct.error)
+# The whole row in C for the values it reads (None under pure Python); decode_row for the rest.
+_record_row = compiled_record_row()
 
 
 class RecordDecoder:
@@ -46,7 +46,11 @@ class RecordDecoder:
     def learn(self, value) -> tuple[int, int, str, str, dict]:
         """The row of a metadata record value not remembered yet, with its JSON form as a dict
         last; remembered if it is small."""
-        row = self.decode_row(value)
+        row = None
+        if _record_row is not None and type(value) is bytes:
+            row = _record_row(value, self._classes, self._type_names)
+        if row is None:
+            row = self.decode_row(value)
         if len(value) <= CACHE_VALUE_BYTES:
             if len(self._rows) >= CACHE_LIMIT:
                 self._rows.clear()
@@ -80,13 +84,13 @@ class RecordDecoder:
                     cls = None
             if cls is not None and cls.LOWEST_VERSION <= version <= cls.HIGHEST_VERSION:
                 message, end = cls.decode_from(value, version, 3)
-                if end == len(value):
-                    data = message.to_json(version)
-                    return record_type, version, self._type_names[record_type], _dumps(data), data
+                if end == len(value):  # just decoded, so its values need no check
+                    data = json_form(message, version)
+                    return record_type, version, self._type_names[record_type], json_text(data), data
         record = kraft.decode_record_value(value, self._registry)  # raises the precise DecodeError
         self.record_class(record.record_type)
-        data = record.message.to_json(record.version)
-        return record.record_type, record.version, self._type_names[record.record_type], _dumps(data), data
+        data = json_form(record.message, record.version)
+        return record.record_type, record.version, self._type_names[record.record_type], json_text(data), data
 
     def control(self, key, value) -> tuple[int, int, str, str, dict]:
         """``(control type, version, type name, payload JSON, JSON form)`` of a control record:
@@ -96,4 +100,4 @@ class RecordDecoder:
         data = record.to_json()
         if record.message is None:
             data = {"version": record.marker_version, **data}
-        return record.control_type, record.json_version, record.type_name, _dumps(data), data
+        return record.control_type, record.json_version, record.type_name, json_text(data), data

@@ -1,0 +1,31 @@
+/* What the compiled codec's two parts share: _codec.c (the wire codec, the module) and
+ * _codec_json.c (Kafka's JSON form and JSON text). */
+#ifndef KAFKA_META_PROTO_CODEC_H
+#define KAFKA_META_PROTO_CODEC_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+/* An object's attribute held in its slot at byte offset `off` (a borrowed reference, or NULL). */
+#define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
+
+/* Set by setup(): the Uuid class and where its 16 bytes are held. */
+extern PyTypeObject *UuidType;
+extern Py_ssize_t uuid_bytes_offset;
+
+/* The slot offset of cls's attribute `name`, or -1 with an error set. */
+Py_ssize_t slot_offset(PyTypeObject *cls, PyObject *name);
+
+/* _codec.c: read_record_value(data, classes) -> (record type, version, message), or None. */
+PyObject *codec_read_record_value(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
+/* _codec_json.c: the module functions it adds, and its start-up. */
+PyObject *codec_setup_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *codec_json_form(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *codec_json_text(PyObject *module, PyObject *value);
+PyObject *codec_json_form_alone(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *codec_json_text_alone(PyObject *module, PyObject *value);
+PyObject *codec_record_row(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+int codec_json_ready(void);
+
+#endif
