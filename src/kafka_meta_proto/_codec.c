@@ -1520,6 +1520,167 @@ codec_setup_records(PyObject *module, PyObject *record)
     Py_RETURN_NONE;
 }
 
+/* -- A metadata batch's rows (pipeline/rows.py) ------------------------------------------------ */
+
+/* A key, a value or a header value: -1 is null, anything else must fit before the record's end. */
+static inline int
+skip_record_bytes(const Input *in, Py_ssize_t *pos, Py_ssize_t end, Py_ssize_t *start, Py_ssize_t *size)
+{
+    int64_t n;
+    if (READ_VARINT(in, pos, &n) < 0 || n < -1 || n > end - *pos)
+        return -1;
+    *start = *pos;
+    *size = (Py_ssize_t)n;
+    if (n > 0)
+        *pos += (Py_ssize_t)n;
+    return 0;
+}
+
+/* One record read as read_record reads it, without making it: its offset and timestamp deltas
+ * and where its value is (size -1: null). -1 where read_record would decline. */
+static int
+scan_record(const Input *in, Py_ssize_t *pos, int64_t *timestamp_delta, int64_t *offset_delta,
+            Py_ssize_t *value_start, Py_ssize_t *value_size)
+{
+    int64_t length, count;
+    Py_ssize_t start, size;
+    if (READ_VARINT(in, pos, &length) < 0 || length < 6 || length > in->len - *pos)
+        return -1;
+    Py_ssize_t end = *pos + (Py_ssize_t)length;
+    (*pos)++; /* attributes */
+    if (read_zigzag(in, pos, 10, 0xFFFFFFFFFFFFFFFFULL, timestamp_delta) < 0 || READ_VARINT(in, pos, offset_delta) < 0 ||
+        skip_record_bytes(in, pos, end, &start, &size) < 0 ||
+        skip_record_bytes(in, pos, end, value_start, value_size) < 0 || *pos >= in->len)
+        return -1;
+    if (READ_VARINT(in, pos, &count) < 0 || count < 0)
+        return -1;
+    Py_ssize_t left = end - *pos;
+    if (count > (left >= 0 ? left / 2 : -((-left + 1) / 2)))
+        return -1;
+    for (int64_t i = 0; i < count; i++) {
+        int64_t name;
+        if (READ_VARINT(in, pos, &name) < 0 || name < 0 || name > end - *pos)
+            return -1;
+        *pos += (Py_ssize_t)name;
+        if (skip_record_bytes(in, pos, end, &start, &size) < 0)
+            return -1;
+    }
+    return *pos == end ? 0 : -1;
+}
+
+static int
+append_new(PyObject *list, PyObject *item)
+{
+    if (item == NULL)
+        return -1;
+    int r = PyList_Append(list, item);
+    Py_DECREF(item);
+    return r;
+}
+
+/* batch_rows(data, pos, count, base_offset, timestamp_base, fixed_time, budget, cache, cache_limit,
+ *            cache_value_bytes, classes, names, learn, columns)
+ * The RECORD rows of a metadata batch's records (uncompressed, from pos), appended to the seven
+ * lists of `columns` (offsets, timestamps, types, type names, versions, payloads, JSON forms), as
+ * rows.py's loop makes them: each value's row from the dict `cache` or from record_row_of, then
+ * remembered when it is at most cache_value_bytes long (the cache emptied at cache_limit rows);
+ * a value record_row_of declines goes to `learn` (the Python decoder, which remembers it).
+ * It stops after `count` records, once the payloads reach `budget` characters, or before a record
+ * that does not parse, has a null value or that `learn` refuses, which the Python loop then reads
+ * from where it stopped. Returns (records read, position, payload characters, offsets in order). */
+static PyObject *
+codec_batch_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 14 || !PyBytes_CheckExact(args[0]) || !PyDict_CheckExact(args[7]) || !PyTuple_Check(args[13]) ||
+        PyTuple_GET_SIZE(args[13]) != 7) {
+        PyErr_SetString(PyExc_TypeError, "batch_rows: bad arguments");
+        return NULL;
+    }
+    PyObject *cache = args[7], *classes = args[10], *names = args[11], *learn = args[12],
+             *const *columns = &PyTuple_GET_ITEM(args[13], 0);
+    for (int i = 0; i < 7; i++)
+        if (!PyList_CheckExact(columns[i])) {
+            PyErr_SetString(PyExc_TypeError, "batch_rows: the columns are lists");
+            return NULL;
+        }
+    Input in = {(const unsigned char *)PyBytes_AS_STRING(args[0]), PyBytes_GET_SIZE(args[0]), args[0], NULL};
+    Py_ssize_t pos = PyLong_AsSsize_t(args[1]), count = PyLong_AsSsize_t(args[2]);
+    long long base_offset = PyLong_AsLongLong(args[3]), timestamp_base = PyLong_AsLongLong(args[4]);
+    int fixed_time = PyObject_IsTrue(args[5]);
+    Py_ssize_t budget = PyLong_AsSsize_t(args[6]), cache_limit = PyLong_AsSsize_t(args[8]),
+               cache_value_bytes = PyLong_AsSsize_t(args[9]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (pos < 0 || pos > in.len) {
+        PyErr_SetString(PyExc_ValueError, "batch_rows: position out of the data");
+        return NULL;
+    }
+    Py_ssize_t read = 0, size = 0;
+    int in_order = 1;
+    while (read < count && size < budget) {
+        Py_ssize_t p = pos, value_start, value_size;
+        int64_t timestamp_delta, offset_delta;
+        long long offset, timestamp;
+        if (scan_record(&in, &p, &timestamp_delta, &offset_delta, &value_start, &value_size) < 0 || value_size < 0 ||
+            __builtin_add_overflow(base_offset, (long long)offset_delta, &offset) ||
+            (fixed_time ? (timestamp = timestamp_base, 0)
+                        : __builtin_add_overflow(timestamp_base, (long long)timestamp_delta, &timestamp)))
+            break;
+        PyObject *value = PyBytes_FromStringAndSize((const char *)in.buf + value_start, value_size);
+        if (value == NULL)
+            return NULL;
+        PyObject *row = PyDict_GetItemWithError(cache, value);
+        if (row != NULL) {
+            Py_INCREF(row);
+        } else if (PyErr_Occurred()) {
+            Py_DECREF(value);
+            return NULL;
+        } else if ((row = record_row_of(value, classes, names)) == NULL) {
+            /* the Python decoder's, remembered by it; a value it refuses is left to the loop */
+            if (PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_MemoryError)) {
+                Py_DECREF(value);
+                return NULL;
+            }
+            PyErr_Clear();
+            row = PyObject_CallOneArg(learn, value);
+            Py_DECREF(value);
+            if (row == NULL) {
+                PyErr_Clear();
+                break;
+            }
+            value = NULL;
+        } else if (value_size <= cache_value_bytes) {
+            if (PyDict_GET_SIZE(cache) >= cache_limit)
+                PyDict_Clear(cache);
+            if (PyDict_SetItem(cache, value, row) < 0) {
+                Py_DECREF(value);
+                Py_DECREF(row);
+                return NULL;
+            }
+        }
+        Py_XDECREF(value);
+        if (!PyTuple_CheckExact(row) || PyTuple_GET_SIZE(row) != 5 || !PyUnicode_Check(PyTuple_GET_ITEM(row, 3))) {
+            Py_DECREF(row);
+            PyErr_SetString(PyExc_TypeError, "batch_rows: a cached row is not a row");
+            return NULL;
+        }
+        PyObject *const *r = &PyTuple_GET_ITEM(row, 0); /* type, version, name, text, form */
+        int failed = append_new(columns[0], PyLong_FromLongLong(offset)) < 0 ||
+                     append_new(columns[1], PyLong_FromLongLong(timestamp)) < 0 || PyList_Append(columns[2], r[0]) < 0 ||
+                     PyList_Append(columns[3], r[2]) < 0 || PyList_Append(columns[4], r[1]) < 0 ||
+                     PyList_Append(columns[5], r[3]) < 0 || PyList_Append(columns[6], r[4]) < 0;
+        size += PyUnicode_GET_LENGTH(r[3]);
+        Py_DECREF(row);
+        if (failed) /* the lists stay in step only if all went in: give up on the whole job */
+            return NULL;
+        if (offset_delta != read)
+            in_order = 0;
+        read++;
+        pos = p;
+    }
+    return Py_BuildValue("(nnnO)", read, pos, size, in_order ? Py_True : Py_False);
+}
+
 /* -- KRaft record values (kraft.py) ----------------------------------------------------------- */
 /* read_record_value(data, classes): a metadata record value (uvarint frame version 1, record type,
  * record version, body) as (record type, version, message), the class of each record type taken
@@ -1747,6 +1908,8 @@ static PyMethodDef codec_methods[] = {
      "json_text(value) -> json.dumps(value, ensure_ascii=False, separators=(',', ':'))."},
     {"record_row", (PyCFunction)(void (*)(void))codec_record_row, METH_FASTCALL,
      "record_row(value, classes, names) -> (type, version, name, JSON text, JSON form), or None."},
+    {"batch_rows", (PyCFunction)(void (*)(void))codec_batch_rows, METH_FASTCALL,
+     "batch_rows(data, pos, count, ...) -> (records read, position, payload characters, offsets in order)."},
     {"json_form_alone", (PyCFunction)(void (*)(void))codec_json_form_alone, METH_FASTCALL,
      "json_form_alone(message, version) -> the compiled JSON form, or None where it declines."},
     {"json_text_alone", codec_json_text_alone, METH_O,

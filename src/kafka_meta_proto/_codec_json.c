@@ -626,29 +626,42 @@ codec_json_text(PyObject *module, PyObject *value)
     return PyObject_CallOneArg(py_dumps, value);
 }
 
-/* record_row(value, classes, names): a KRaft metadata record value as the pipeline's row,
- * (record type, version, type name, JSON text, JSON form), the class and name of each record type
- * taken from the dicts; None for anything read_record_value or the JSON writers decline. */
+/* The pipeline's row of a KRaft metadata record value, (record type, version, type name, JSON
+ * text, JSON form), the class and name of each record type taken from the dicts; NULL (an error
+ * set or not) for anything read_record_value or the JSON writers decline. */
 PyObject *
-codec_record_row(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+record_row_of(PyObject *value, PyObject *classes, PyObject *names)
 {
-    if (nargs != 3 || !PyDict_CheckExact(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "record_row(value, classes, names)");
+    if (plan_builder == NULL || !PyDict_CheckExact(names))
+        return NULL;
+    PyObject *args[2] = {value, classes};
+    PyObject *read = codec_read_record_value(NULL, args, 2);
+    if (read == NULL)
+        return NULL;
+    if (read == Py_None) {
+        Py_DECREF(read);
         return NULL;
     }
-    if (plan_builder == NULL)
-        Py_RETURN_NONE;
-    PyObject *read = codec_read_record_value(module, args, 2);
-    if (read == NULL || read == Py_None)
-        return read;
     PyObject *type = PyTuple_GET_ITEM(read, 0), *version = PyTuple_GET_ITEM(read, 1);
-    PyObject *name = PyDict_GetItemWithError(args[2], type);
+    PyObject *name = PyDict_GetItemWithError(names, type);
     PyObject *form = name == NULL ? NULL : compiled_form(PyTuple_GET_ITEM(read, 2), version);
     PyObject *text = form == NULL ? NULL : compiled_text(form);
     PyObject *row = text == NULL ? NULL : PyTuple_Pack(5, type, version, name, text, form);
     Py_DECREF(read);
     Py_XDECREF(form);
     Py_XDECREF(text);
+    return row;
+}
+
+/* record_row(value, classes, names): record_row_of, None where it declines. */
+PyObject *
+codec_record_row(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "record_row(value, classes, names)");
+        return NULL;
+    }
+    PyObject *row = record_row_of(args[0], args[1], args[2]);
     if (row == NULL) {
         PyErr_Clear();
         Py_RETURN_NONE;

@@ -108,6 +108,12 @@ def compiled_record_row() -> Any:
     return None if _native is None else _native.record_row
 
 
+def compiled_batch_rows() -> Any:
+    """The compiled maker of a metadata batch's pipeline rows (``batch_rows(...)``, see
+    pipeline/record_decoder.py); None under pure Python."""
+    return None if _native is None else _native.batch_rows
+
+
 def _python_json_form(message: Any, version: int) -> dict[str, Any]:
     form: dict[str, Any] = type(message)._TO_JSON(message, version)
     return form

@@ -52,7 +52,7 @@ from .header import (
     read_length,
     seal,
 )
-from .records import Record, encode_records, iter_records, iter_records_in_pieces
+from .records import MIN_RECORD_SIZE, Record, encode_records, iter_records, iter_records_in_pieces
 
 # The most records the all-records readers (decode_batch, BatchReader, SegmentReader,
 # BatchView.decode / record_list) build at once. The decompression limit bounds bytes, not
@@ -289,6 +289,19 @@ def iter_batch_records(
     if header.attributes & ATTR_CONTROL:
         return _checked_control_records(records)
     return records
+
+
+def plain_records(header: BatchHeader, data: bytes) -> tuple[int, int] | None:
+    """``(start, count)`` of a data batch whose records lie in ``data`` as they are (no
+    compression, not a control batch) and whose count can fit there, for a reader that parses
+    them in place (then ``records_from`` for any it leaves); None for any other batch, which
+    ``iter_batch_records`` reads."""
+    count = header.records_count
+    if header.attributes & (ATTR_COMPRESSION | ATTR_CONTROL):
+        return None
+    if not 0 <= count <= (len(data) - HEADER_SIZE) // MIN_RECORD_SIZE:
+        return None
+    return HEADER_SIZE, count
 
 
 def _checked_control_records(records: Iterator[Record]) -> Iterator[Record]:

@@ -150,6 +150,15 @@ def _compiled_records(data: bytes, pos: int, count: int) -> Iterator[Record]:
     yield from _parse(data, pos, index, count, None)
 
 
+def records_from(data: bytes, pos: int, index: int, count: int) -> Iterator[Record]:
+    """Records ``index`` to ``count`` of a batch's records ``data``, the first at ``pos``: the
+    rest of them, for a reader that took the first ``index`` itself (errors number the records
+    from the batch's first, and the data must end after the last, as for ``iter_records``)."""
+    if index == count and pos == len(data):
+        return iter(())
+    return _parse(data, pos, index, count, None)
+
+
 # A malformed record's fields can be read up to this many bytes past its end before the
 # reader sees that they overrun it: a record that fails nearer the end of a piece is read again
 # with more bytes after it, so that it fails the same way whatever the piece boundaries.

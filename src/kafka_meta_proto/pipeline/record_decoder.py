@@ -12,7 +12,7 @@ from __future__ import annotations
 import struct
 
 from .. import kraft
-from ..codec import compiled_record_row, json_form, json_text
+from ..codec import compiled_batch_rows, compiled_record_row, json_form, json_text
 from ..errors import KafkaProtocolError
 from ..log.control import decode_control_record
 from ..log.errors import LogFormatError
@@ -24,6 +24,7 @@ CACHE_VALUE_BYTES = 256  # only values this small are remembered: the large ones
 DECODE_ERRORS = (KafkaProtocolError, LogFormatError, ValueError, struct.error)
 # The whole row in C for the values it reads (None under pure Python); decode_row for the rest.
 _record_row = compiled_record_row()
+_batch_rows = compiled_batch_rows()
 
 
 class RecordDecoder:
@@ -56,6 +57,26 @@ class RecordDecoder:
                 self._rows.clear()
             self._rows[value] = row
         return row
+
+    @property
+    def compiled(self) -> bool:
+        """Whether ``batch_rows`` can make rows (the compiled codec is active)."""
+        return _batch_rows is not None
+
+    def batch_rows(self, data: bytes, pos: int, count: int, base_offset: int, timestamp_base: int,
+                   fixed_time: bool, budget: int, columns: tuple) -> tuple[int, int, int, bool]:  # fmt: skip
+        """The rows of up to ``count`` records of an uncompressed batch's ``data`` from ``pos``,
+        made by the compiled codec with this decoder's remembered rows and classes, appended to
+        ``columns`` (offsets, timestamps, types, type names, versions, payloads, JSON forms).
+        What it does not decode itself goes to ``learn``. It stops once the payloads reach
+        ``budget`` characters, or before a record that does not parse or whose value ``learn``
+        refuses (which the Python loop then reports). Returns (records read, position,
+        payload characters, offsets in order). Only when ``compiled``."""
+        result: tuple[int, int, int, bool] = _batch_rows(
+            data, pos, count, base_offset, timestamp_base, fixed_time, budget, self._rows, CACHE_LIMIT,
+            CACHE_VALUE_BYTES, self._classes, self._type_names, self.learn, columns,
+        )  # fmt: skip
+        return result
 
     def decode_value(self, value) -> tuple[int, int, str, str]:
         """``(record type, version, type name, payload JSON)`` of a metadata record value."""

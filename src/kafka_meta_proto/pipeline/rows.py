@@ -8,13 +8,14 @@ kind when ``batch_rows`` of them are waiting (and at the end of the unit).
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import pyarrow as pa
 
 from ..log.errors import LogFormatError
 from ..log.header import ATTR_CONTROL, ATTR_TIMESTAMP_TYPE, BatchHeader
-from ..log.records import Record
+from ..log.batch import plain_records
+from ..log.records import Record, records_from
 from ..log.scanning import BatchView, Damage, DamageKind, malformed
 from .columns import (
     ARROW_SCHEMA,
@@ -34,6 +35,7 @@ UNKNOWN_CONTROL = "?"  # in control_types, a control record that did not decode
 # Payload bytes waiting in a buffer before it is handed on, whatever its rows: values can be
 # large, and an undecodable record's is kept (base64).
 ROW_BYTES = 8 << 20
+ALL_READ: Iterable[Record] = ()  # what _compiled_rows returns when it read every record
 CONTROL_TYPES_KEPT = 1000  # control_types names this many records' types at most (then a count)
 
 
@@ -114,6 +116,7 @@ class UnitRows:
         # each RECORD row's JSON form (a dict, not an Arrow column), for the typed tables
         self.record_data: list[dict] = []
         self.flushed_data: list[dict] = []  # those of the RECORD batch last handed on
+        self._compiled_columns: tuple | None = None  # the lists _compiled_rows fills
         self.batches = RowBuffer(RowKind.BATCH, BATCH_COLUMNS)
         self.issues = RowBuffer(RowKind.ISSUE, ISSUE_COLUMNS)
 
@@ -159,8 +162,14 @@ class UnitRows:
         progress = [0, True]  # records read, offset deltas 0, 1, 2... so far
         handed_on = False
         try:
-            records = view.records()
-            while not fill(position, header, records, progress, names):
+            records = self._compiled_rows(view, progress) if not control else None
+            if records is None:
+                records = view.records()
+            elif records is not ALL_READ and self.records.is_full(self.batch_rows):
+                for out in self.full():  # (the compiled rows fill only the RECORD buffer)
+                    handed_on = True
+                    yield out
+            while records is not ALL_READ and not fill(position, header, records, progress, names):
                 for out in self.full():
                     handed_on = True
                     yield out
@@ -193,7 +202,7 @@ class UnitRows:
         b_offsets_ok(offsets_ok and last_ok)
         b_control_types(control_types)
         rows = self.batch_rows
-        if any(len(b.columns[0]) >= rows or b.size >= ROW_BYTES for b in buffers):
+        if self.records.is_full(rows) or self.batches.is_full(rows) or self.issues.is_full(rows):
             yield from self.full()
 
     def _cut_short(self, damage: Damage, read: int) -> None:
@@ -206,7 +215,37 @@ class UnitRows:
                          C.DETAIL: f"{damage.detail} (after {read} records)",
                          C.BYTES_LOST: damage.length, C.RECORDS_LOST: lost})  # fmt: skip
 
-    def _metadata_records(self, position: int, header: BatchHeader, records: Iterator[Record],
+    def _compiled_rows(self, view: BatchView, progress: list) -> Iterable[Record] | None:
+        """The RECORD rows the compiled codec makes of an uncompressed data batch's records, as
+        many as fit the buffer and it accepts; the records left, for ``_metadata_records``. None
+        (nothing done) for a batch it does not read, or under pure Python."""
+        header, data = view.header, view.data
+        plain = plain_records(header, data) if self.decoder.compiled else None
+        if plain is None:
+            return None
+        start, count = plain
+        buffer = self.records
+        columns = buffer.columns
+        if self._compiled_columns is None:  # (RECORD_COLUMNS order; record_data changes at a flush)
+            self._compiled_columns = (columns[2], columns[3], columns[4], columns[6], columns[7], columns[8],
+                                      self.record_data)  # fmt: skip
+        fixed_time = header.attributes & ATTR_TIMESTAMP_TYPE
+        read, pos, size, in_order = self.decoder.batch_rows(
+            data, start, min(count, self.batch_rows - len(columns[0])), header.base_offset,
+            header.max_timestamp if fixed_time else header.base_timestamp, bool(fixed_time),
+            ROW_BYTES - buffer.size, self._compiled_columns,
+        )  # fmt: skip
+        if read:  # the columns that are the same for every record of the batch
+            columns[0].extend([view.position] * read)
+            columns[1].extend([header.base_offset] * read)
+            columns[5].extend([None] * read)
+            buffer.size += size
+        progress[:] = read, in_order
+        if read == count and pos == len(data):
+            return ALL_READ
+        return records_from(data, pos, read, count)
+
+    def _metadata_records(self, position: int, header: BatchHeader, records: Iterable[Record],
                           progress: list, names: list) -> bool:  # fmt: skip
         """RECORD rows of a data batch's next records: True once ``records`` is done, False when
         a buffer is full first. ``progress`` (records read, offset deltas in order) is kept up
@@ -261,7 +300,7 @@ class UnitRows:
                 columns[5].extend([None] * added)  # control_type: null for a metadata record
                 self.records.size += size
 
-    def _control_records(self, position: int, header: BatchHeader, records: Iterator[Record],
+    def _control_records(self, position: int, header: BatchHeader, records: Iterable[Record],
                          progress: list, names: list[str]) -> bool:  # fmt: skip
         """RECORD rows of a control batch's next records, their types added to ``names`` (the
         first CONTROL_TYPES_KEPT); returns and keeps ``progress`` as ``_metadata_records``."""
@@ -309,6 +348,7 @@ class UnitRows:
     def _flush(self, buffer: RowBuffer) -> pa.RecordBatch | None:
         if buffer is self.records:  # its rows' JSON forms go with it (``flushed_data``)
             self.flushed_data, self.record_data = self.record_data, []
+            self._compiled_columns = None
         return buffer.flush(self.constants)
 
     def full(self) -> Iterator[pa.RecordBatch]:
