@@ -1,6 +1,6 @@
 """The compiled codec under AddressSanitizer: built with -fsanitize=address, then run over the
 golden vectors and the differential fuzz (tools/fuzz.py's corpus and mutations, decode, encode
-and size) in a subprocess with ASan preloaded and Python's allocator off (PYTHONMALLOC=malloc, so
+and size; JSON forms and text; the pipeline's batch rows over damaged records) in a subprocess with ASan preloaded and Python's allocator off (PYTHONMALLOC=malloc, so
 every object is a malloc block ASan watches). Any invalid read or write aborts the run."""
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ for name, version, data in diff.fuzz.read_vectors(diff.fuzz.DEFAULT_VECTORS):
         if msg is not None:
             diff.check_encode(cls, msg, version, res, {})
             cls.decode(data, version).encode(version)
+            _codec.json_text(_codec.json_form(msg, version))
         vectors += 1
 fuzzed = diff.run(int(sys.argv[3]), seed=23, quiet=True)
 res.add(fuzzed)
@@ -53,9 +54,15 @@ rng = random.Random(5)
 corpus = diff._STATE["corpus"]
 values = [v for (name, _), seeds in corpus.seeds.items() if message_class(name).MESSAGE_TYPE == "metadata"
           for v in seeds]
+framed = [kraft.encode_record_value(m, v) for name, version, data in diff.fuzz.read_vectors(diff.fuzz.DEFAULT_VECTORS)
+          if name in REGISTRY.names() and message_class(name).MESSAGE_TYPE == "metadata"
+          for m, v in [(message_class(name).decode(data, version), version)]][:2000]
+from kafka_meta_proto.pipeline.record_decoder import RecordDecoder
+decoder = RecordDecoder()
 for i in range(int(sys.argv[3]) // 10):
     recs = [Record(key=rng.randbytes(rng.randrange(5)) if rng.random() < 0.5 else None,
-                   value=rng.randbytes(rng.randrange(50)), offset_delta=j,
+                   value=rng.choice(framed) if rng.random() < 0.7 else rng.randbytes(rng.randrange(50)),
+                   offset_delta=j,
                    headers=[("h" * rng.randrange(3), None if rng.random() < 0.3 else b"v")] * rng.randrange(3))
             for j in range(rng.randrange(1, 20))]
     data = bytearray(records.encode_records(recs))
@@ -65,6 +72,7 @@ for i in range(int(sys.argv[3]) // 10):
     if rng.random() < 0.3:
         del data[rng.randrange(len(data) + 1):]
     records._parse_records(bytes(data), 0, len(recs))
+    decoder.compiled_rows(bytes(data), 0, len(recs), 0, 0, False, 1 << 20, tuple([] for _ in range(7)))
     body = rng.choice(values)
     value = bytes([1, rng.randrange(30), rng.randrange(3)]) + bytes(diff.fuzz.mutate(body, rng, corpus, rng.choice(corpus.targets))[0])
     try:

@@ -1578,8 +1578,9 @@ append_new(PyObject *list, PyObject *item)
     return r;
 }
 
-/* batch_rows(data, pos, count, base_offset, timestamp_base, fixed_time, budget, cache, cache_limit,
- *            cache_value_bytes, classes, names, learn, columns)
+/* batch_rows(cache, cache_limit, cache_value_bytes, classes, names, learn,
+ *            data, pos, count, base_offset, timestamp_base, fixed_time, budget, columns)
+ * (the decoder's part first, for a functools.partial to hold)
  * The RECORD rows of a metadata batch's records (uncompressed, from pos), appended to the seven
  * lists of `columns` (offsets, timestamps, types, type names, versions, payloads, JSON forms), as
  * rows.py's loop makes them: each value's row from the dict `cache` or from record_row_of, then
@@ -1591,24 +1592,24 @@ append_new(PyObject *list, PyObject *item)
 static PyObject *
 codec_batch_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 14 || !PyBytes_CheckExact(args[0]) || !PyDict_CheckExact(args[7]) || !PyTuple_Check(args[13]) ||
+    if (nargs != 14 || !PyBytes_CheckExact(args[6]) || !PyDict_CheckExact(args[0]) || !PyTuple_Check(args[13]) ||
         PyTuple_GET_SIZE(args[13]) != 7) {
         PyErr_SetString(PyExc_TypeError, "batch_rows: bad arguments");
         return NULL;
     }
-    PyObject *cache = args[7], *classes = args[10], *names = args[11], *learn = args[12],
+    PyObject *cache = args[0], *classes = args[3], *names = args[4], *learn = args[5],
              *const *columns = &PyTuple_GET_ITEM(args[13], 0);
     for (int i = 0; i < 7; i++)
         if (!PyList_CheckExact(columns[i])) {
             PyErr_SetString(PyExc_TypeError, "batch_rows: the columns are lists");
             return NULL;
         }
-    Input in = {(const unsigned char *)PyBytes_AS_STRING(args[0]), PyBytes_GET_SIZE(args[0]), args[0], NULL};
-    Py_ssize_t pos = PyLong_AsSsize_t(args[1]), count = PyLong_AsSsize_t(args[2]);
-    long long base_offset = PyLong_AsLongLong(args[3]), timestamp_base = PyLong_AsLongLong(args[4]);
-    int fixed_time = PyObject_IsTrue(args[5]);
-    Py_ssize_t budget = PyLong_AsSsize_t(args[6]), cache_limit = PyLong_AsSsize_t(args[8]),
-               cache_value_bytes = PyLong_AsSsize_t(args[9]);
+    Input in = {(const unsigned char *)PyBytes_AS_STRING(args[6]), PyBytes_GET_SIZE(args[6]), args[6], NULL};
+    Py_ssize_t pos = PyLong_AsSsize_t(args[7]), count = PyLong_AsSsize_t(args[8]);
+    long long base_offset = PyLong_AsLongLong(args[9]), timestamp_base = PyLong_AsLongLong(args[10]);
+    int fixed_time = PyObject_IsTrue(args[11]);
+    Py_ssize_t budget = PyLong_AsSsize_t(args[12]), cache_limit = PyLong_AsSsize_t(args[1]),
+               cache_value_bytes = PyLong_AsSsize_t(args[2]);
     if (PyErr_Occurred())
         return NULL;
     if (pos < 0 || pos > in.len) {
@@ -1909,7 +1910,7 @@ static PyMethodDef codec_methods[] = {
     {"record_row", (PyCFunction)(void (*)(void))codec_record_row, METH_FASTCALL,
      "record_row(value, classes, names) -> (type, version, name, JSON text, JSON form), or None."},
     {"batch_rows", (PyCFunction)(void (*)(void))codec_batch_rows, METH_FASTCALL,
-     "batch_rows(data, pos, count, ...) -> (records read, position, payload characters, offsets in order)."},
+     "batch_rows(decoder's cache..., data, pos, count, ...) -> (records read, position, payload characters, offsets in order)."},
     {"json_form_alone", (PyCFunction)(void (*)(void))codec_json_form_alone, METH_FASTCALL,
      "json_form_alone(message, version) -> the compiled JSON form, or None where it declines."},
     {"json_text_alone", codec_json_text_alone, METH_O,

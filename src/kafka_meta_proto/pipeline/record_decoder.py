@@ -9,6 +9,7 @@ units it decodes (a Spark task's, or one process's), so nothing is kept between 
 
 from __future__ import annotations
 
+import functools
 import struct
 
 from .. import kraft
@@ -36,6 +37,17 @@ class RecordDecoder:
         self._type_names: dict[int, str] = {}
         self._rows: dict[bytes, tuple] = {}
         self.remembered = self._rows.get  # the row of a value decoded before, or None
+        # compiled_rows(data, pos, count, base_offset, timestamp_base, fixed_time, budget, columns):
+        # the rows of up to ``count`` records of an uncompressed batch's ``data`` from ``pos``, made by
+        # the compiled codec with this decoder's remembered rows and classes (and ``learn`` for the
+        # values it does not decode itself), appended to ``columns`` (offsets, timestamps, types,
+        # type names, versions, payloads, JSON forms). It stops once the payloads reach ``budget``
+        # characters, or before a record that does not parse or whose value ``learn`` refuses,
+        # which the Python loop then reports. Returns (records read, position, payload characters,
+        # offsets in order). None under pure Python.
+        self.compiled_rows = None if _batch_rows is None else functools.partial(
+            _batch_rows, self._rows, CACHE_LIMIT, CACHE_VALUE_BYTES, self._classes, self._type_names, self.learn
+        )  # fmt: skip
 
     def record_class(self, record_type: int):
         cls = self._classes.get(record_type)
@@ -57,26 +69,6 @@ class RecordDecoder:
                 self._rows.clear()
             self._rows[value] = row
         return row
-
-    @property
-    def compiled(self) -> bool:
-        """Whether ``batch_rows`` can make rows (the compiled codec is active)."""
-        return _batch_rows is not None
-
-    def batch_rows(self, data: bytes, pos: int, count: int, base_offset: int, timestamp_base: int,
-                   fixed_time: bool, budget: int, columns: tuple) -> tuple[int, int, int, bool]:  # fmt: skip
-        """The rows of up to ``count`` records of an uncompressed batch's ``data`` from ``pos``,
-        made by the compiled codec with this decoder's remembered rows and classes, appended to
-        ``columns`` (offsets, timestamps, types, type names, versions, payloads, JSON forms).
-        What it does not decode itself goes to ``learn``. It stops once the payloads reach
-        ``budget`` characters, or before a record that does not parse or whose value ``learn``
-        refuses (which the Python loop then reports). Returns (records read, position,
-        payload characters, offsets in order). Only when ``compiled``."""
-        result: tuple[int, int, int, bool] = _batch_rows(
-            data, pos, count, base_offset, timestamp_base, fixed_time, budget, self._rows, CACHE_LIMIT,
-            CACHE_VALUE_BYTES, self._classes, self._type_names, self.learn, columns,
-        )  # fmt: skip
-        return result
 
     def decode_value(self, value) -> tuple[int, int, str, str]:
         """``(record type, version, type name, payload JSON)`` of a metadata record value."""

@@ -220,7 +220,8 @@ class UnitRows:
         many as fit the buffer and it accepts; the records left, for ``_metadata_records``. None
         (nothing done) for a batch it does not read, or under pure Python."""
         header, data = view.header, view.data
-        plain = plain_records(header, data) if self.decoder.compiled else None
+        compiled_rows = self.decoder.compiled_rows
+        plain = plain_records(header, data) if compiled_rows is not None else None
         if plain is None:
             return None
         start, count = plain
@@ -230,7 +231,7 @@ class UnitRows:
             self._compiled_columns = (columns[2], columns[3], columns[4], columns[6], columns[7], columns[8],
                                       self.record_data)  # fmt: skip
         fixed_time = header.attributes & ATTR_TIMESTAMP_TYPE
-        read, pos, size, in_order = self.decoder.batch_rows(
+        read, pos, size, in_order = compiled_rows(
             data, start, min(count, self.batch_rows - len(columns[0])), header.base_offset,
             header.max_timestamp if fixed_time else header.base_timestamp, bool(fixed_time),
             ROW_BYTES - buffer.size, self._compiled_columns,
