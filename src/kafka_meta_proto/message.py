@@ -175,7 +175,8 @@ class Message:
     def to_json(self, version: int) -> dict[str, Any]:
         """Kafka's JSON form of the message at ``version``; refuses what encode refuses."""
         self.size(version)  # the cheapest full check of the values
-        return codec.json_form(self, version)
+        form: dict[str, Any] = codec.json_form(self, version)
+        return form
 
     @classmethod
     def from_json(cls: type[_M], obj: dict[str, Any], version: int) -> _M:
