@@ -43,9 +43,7 @@ class CodecBuilder:
 
     def codecs(self, struct_name: str) -> list[Codec]:
         """One codec per distinct layout (the versions sharing it use the first one's)."""
-        return [
-            self.codec(sv) for sv in self.layouts[struct_name] if sv.suffix == f"{struct_name}_v{sv.version}"
-        ]
+        return [self.codec(sv) for sv in layout.distinct_layouts(self.layouts[struct_name])]
 
     def codec(self, sv: layout.StructVersion) -> Codec:
         steps = [self.run(s) if isinstance(s, layout.Run) else self.field(s) for s in sv.steps]

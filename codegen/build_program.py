@@ -88,13 +88,13 @@ def program(sv: layout.StructVersion) -> str:
 
 
 def programs(layouts: dict[str, list[layout.StructVersion]]) -> list[tuple[str, str]]:
-    """(name, program) for every distinct layout, children before their parents."""
-    out = []
-    for svs in layouts.values():  # message_layouts orders the structs children first
-        for sv in svs:
-            if sv.suffix == f"{sv.struct.name}_v{sv.version}":
-                out.append((program_name(sv.suffix), program(sv)))
-    return out
+    """(name, program) for every distinct layout, children before their parents: the same
+    grouping as the Python codecs, so versions sharing a layout share one program object."""
+    return [
+        (program_name(sv.suffix), program(sv))
+        for svs in layouts.values()  # message_layouts orders the structs children first
+        for sv in layout.distinct_layouts(svs)
+    ]
 
 
 def version_table(roots: list[layout.StructVersion]) -> str:

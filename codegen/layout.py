@@ -96,6 +96,11 @@ class StructVersion:
     suffix: str = ""  # shared function suffix after de-duplication, e.g. "Topic_v3"
 
     @property
+    def owns_layout(self) -> bool:
+        """The first version with this wire layout, which its functions and program are named after."""
+        return self.suffix == f"{self.struct.name}_v{self.version}"
+
+    @property
     def fields(self) -> list[FieldSpec]:
         return self.struct.fields
 
@@ -189,6 +194,12 @@ def message_layouts(msg: MessageSpec) -> dict[str, list[StructVersion]]:
         result[s.name] = svs
         _share_identical(s.name, svs, refs)
     return result
+
+
+def distinct_layouts(svs: list[StructVersion]) -> list[StructVersion]:
+    """One struct version per distinct layout, in version order. The Python codecs and the
+    compiled codec's programs are both emitted from this list, so they always group alike."""
+    return [sv for sv in svs if sv.owns_layout]
 
 
 def children_first(msg: MessageSpec) -> list[StructSpec]:
