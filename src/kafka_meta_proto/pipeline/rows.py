@@ -153,9 +153,10 @@ class UnitRows:
         the rows handed on stay, and the ISSUE row counts the records the header announces
         beyond them as lost.
         """
-        position, header = view.position, view.header
-        buffers = (self.records, self.batches, self.issues)
-        marks = [len(buffer.columns[0]) for buffer in buffers]  # to drop the batch's rows
+        position, header = view[0], view[1]  # (BatchView's position and header)
+        records_buffer, batches, issues = buffers = (self.records, self.batches, self.issues)
+        # to drop the batch's rows
+        marks = (len(records_buffer.columns[0]), len(batches.columns[0]), len(issues.columns[0]))
         control = header.attributes & ATTR_CONTROL
         fill = self._control_records if control else self._metadata_records
         names: list[str] = []
@@ -165,7 +166,7 @@ class UnitRows:
             records = self._compiled_rows(view, progress) if not control else None
             if records is None:
                 records = view.records()
-            elif records is not ALL_READ and self.records.is_full(self.batch_rows):
+            elif records is not ALL_READ and records_buffer.is_full(self.batch_rows):
                 for out in self.full():  # (the compiled rows fill only the RECORD buffer)
                     handed_on = True
                     yield out
@@ -189,7 +190,7 @@ class UnitRows:
         control_types = _control_types(names, n) if control else None
         # in BATCH_COLUMNS order
         (b_position, b_batch_offset, b_timestamp, b_leader_epoch, b_last_offset_delta, b_count,
-         b_batch_length, b_attributes, b_crc_ok, b_offsets_ok, b_control_types) = self.batches.appends  # fmt: skip
+         b_batch_length, b_attributes, b_crc_ok, b_offsets_ok, b_control_types) = batches.appends  # fmt: skip
         b_position(position)
         b_batch_offset(header.base_offset)
         b_timestamp(header.max_timestamp)
@@ -202,7 +203,7 @@ class UnitRows:
         b_offsets_ok(offsets_ok and last_ok)
         b_control_types(control_types)
         rows = self.batch_rows
-        if self.records.is_full(rows) or self.batches.is_full(rows) or self.issues.is_full(rows):
+        if records_buffer.is_full(rows) or batches.is_full(rows) or issues.is_full(rows):
             yield from self.full()
 
     def _cut_short(self, damage: Damage, read: int) -> None:
@@ -219,7 +220,7 @@ class UnitRows:
         """The RECORD rows the compiled codec makes of an uncompressed data batch's records, as
         many as fit the buffer and it accepts; the records left, for ``_metadata_records``. None
         (nothing done) for a batch it does not read, or under pure Python."""
-        header, data = view.header, view.data
+        header, data = view[1], view[2]  # (BatchView's header and data)
         compiled_rows = self.decoder.compiled_rows
         plain = plain_records(header, data) if compiled_rows is not None else None
         if plain is None:
@@ -237,7 +238,7 @@ class UnitRows:
             ROW_BYTES - buffer.size, self._compiled_columns,
         )  # fmt: skip
         if read:  # the columns that are the same for every record of the batch
-            columns[0].extend([view.position] * read)
+            columns[0].extend([view[0]] * read)
             columns[1].extend([header.base_offset] * read)
             columns[5].extend([None] * read)
             buffer.size += size
