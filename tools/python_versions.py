@@ -91,20 +91,36 @@ class Outcome:
 
 
 def candidates() -> list[tuple[str, str | None]]:
-    """(version, interpreter or None) for each supported version: pythonX.Y on PATH first, then
-    the newest pyenv build of it."""
+    """(version, interpreter or None) for each supported version: the first of pythonX.Y on PATH
+    and the pyenv builds of X.Y (newest first) that runs and is that version (a pyenv shim for a
+    version not selected is on PATH but does not run)."""
     pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
     found = []
     for version in VERSIONS:
-        exe = shutil.which(f"python{version}")
-        if exe is None:
-            builds = sorted(
-                glob.glob(str(pyenv / f"{version}.*" / "bin" / "python")),
-                key=lambda p: [int(x) for x in re.findall(r"\d+", Path(p).parents[1].name)],
-            )
-            exe = builds[-1] if builds else None
-        found.append((version, exe))
+        builds = sorted(
+            glob.glob(str(pyenv / f"{version}.*" / "bin" / "python")),
+            key=lambda p: [int(x) for x in re.findall(r"\d+", Path(p).parents[1].name)],
+            reverse=True,
+        )
+        on_path = shutil.which(f"python{version}")
+        tried = ([on_path] if on_path else []) + builds
+        found.append((version, next((exe for exe in tried if version_of(exe) == version), None)))
     return found
+
+
+def version_of(exe: str) -> str | None:
+    """X.Y of the interpreter exe, or None when it does not run."""
+    try:
+        proc = subprocess.run(
+            [exe, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return proc.stdout.strip() if proc.returncode == 0 else None
 
 
 def run(
@@ -303,7 +319,7 @@ def main() -> int:
     args = ap.parse_args()
 
     if args.pythons:
-        chosen = [(p, shutil.which(p) or (p if Path(p).exists() else None)) for p in args.pythons]
+        chosen = [(p, p if version_of(p) else None) for p in args.pythons]
     else:
         chosen = candidates()
     outcomes = []
