@@ -63,6 +63,7 @@ SUBSET = (
     "tests/test_zero_copy.py",
     "tests/test_protocol.py",
     "tests/test_cli.py",
+    "tests/test_strenum.py",
     "tests/test_typing.py",
     "tests/log/test_batch.py",
     "tests/log/test_malformed.py",
