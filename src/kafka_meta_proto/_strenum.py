@@ -17,8 +17,11 @@ else:
     class StrEnum(str, Enum):
         """3.10's stand-in: a ``str`` mixin whose text is the value, not ``Class.NAME``."""
 
-        __str__ = str.__str__
-        __format__ = str.__format__
+        def __str__(self) -> str:
+            return str.__str__(self)
+
+        def __format__(self, spec: str) -> str:
+            return str.__format__(self, spec)
 
         @staticmethod
         def _generate_next_value_(name: str, start: int, count: int, last_values: list[Any]) -> str:
