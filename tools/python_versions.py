@@ -26,7 +26,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -211,16 +210,14 @@ def check(base: str, args: argparse.Namespace) -> Outcome:
             out.add(f"{codec}: conformance", None, f"{CONFORMANCE} is absent")
 
         tests = FULL if args.full else SUBSET
-        started = time.monotonic()
         pytest = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow"]
         status, text = run(
             [*pytest, f"--codec={codec}", *tests], env=env, log=logs / f"pytest-{codec}.log"
         )
-        took = f"{time.monotonic() - started:.0f} s"
         out.add(
             f"{codec}: pytest {'fast suite' if args.full else 'subset'}",
             status == 0,
-            f"{pytest_counts(text)} ({took})",
+            pytest_counts(text),
         )
 
     if args.wheel:
@@ -332,9 +329,9 @@ def main() -> int:
         try:
             outcomes.append(check(exe, args))
         except (OSError, subprocess.CalledProcessError) as e:  # no venv, pip could not install...
-            failed = Outcome(exe)
-            failed.add("set up a virtualenv with the test requirements", False, str(e))
-            outcomes.append(failed)
+            broken = Outcome(exe)
+            broken.add("set up a virtualenv with the test requirements", False, str(e))
+            outcomes.append(broken)
 
     print("\nSummary")
     for o in outcomes:
