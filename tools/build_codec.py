@@ -2,6 +2,7 @@
 
     python tools/build_codec.py                 optimised build next to the sources
     python tools/build_codec.py --asan OUTDIR   AddressSanitizer build into OUTDIR (tests/test_codec_asan.py)
+    python tools/build_codec.py --werror        a warning fails the build (tools/python_versions.py)
 
 `pip install .` builds the same extension through setup.py; this script is for working on the
 tree (and for the sanitizer build, which needs its own flags), calling the C compiler directly.
@@ -25,7 +26,7 @@ def target_name() -> str:
     return "_codec" + (sysconfig.get_config_var("EXT_SUFFIX") or ".so")
 
 
-def build(out_dir: Path, asan: bool = False) -> Path:
+def build(out_dir: Path, asan: bool = False, werror: bool = False) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / target_name()
     cc = shlex.split(sysconfig.get_config_var("CC") or "cc")[:1]
@@ -38,6 +39,7 @@ def build(out_dir: Path, asan: bool = False) -> Path:
         "-Wno-missing-field-initializers",
     ]
     flags += ["-O1", "-g", "-fsanitize=address", "-fno-omit-frame-pointer"] if asan else ["-O3"]
+    flags += ["-Werror"] if werror else []
     partial = target.with_name(target.name + ".partial")
     cmd = [*cc, *flags, f"-I{sysconfig.get_paths()['include']}", *map(str, SOURCES), "-o", str(partial)]
     subprocess.run(cmd, check=True)
@@ -48,11 +50,12 @@ def build(out_dir: Path, asan: bool = False) -> Path:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--asan", metavar="OUTDIR", help="build with AddressSanitizer into OUTDIR")
+    ap.add_argument("--werror", action="store_true", help="treat compiler warnings as errors")
     args = ap.parse_args()
     if args.asan:
-        print(build(Path(args.asan), asan=True))
+        print(build(Path(args.asan), asan=True, werror=args.werror))
     else:
-        print(build(PACKAGE))
+        print(build(PACKAGE, werror=args.werror))
     return 0
 
 

@@ -13,12 +13,19 @@
  */
 #include "_codec.h"
 
-#include <structmember.h>
+#include <stddef.h> /* offsetof */
 #include <stdint.h>
 #include <string.h>
 
+/* The package supports Python 3.10 on: the few names that newer versions made public (or
+ * renamed) are spelled the new way here and mapped to the old ones below. */
 #if PY_VERSION_HEX < 0x030B0000
 #define PyFloat_Unpack8(p, le) _PyFloat_Unpack8((const unsigned char *)(p), (le))
+#endif
+#if PY_VERSION_HEX < 0x030C0000 /* 3.12 moved these into Python.h and deprecated structmember.h */
+#include <structmember.h>
+#define Py_T_OBJECT_EX T_OBJECT_EX
+#define Py_READONLY READONLY
 #endif
 
 /* -- Compiled layouts ------------------------------------------------------------------------ */
@@ -78,7 +85,7 @@ slot_offset(PyTypeObject *cls, PyObject *name)
     if (d == NULL)
         return -1;
     if (!Py_IS_TYPE(d, &PyMemberDescr_Type) ||
-        ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
+        ((PyMemberDescrObject *)d)->d_member->type != Py_T_OBJECT_EX) {
         PyErr_Format(PyExc_TypeError, "%s.%U is not a slot", cls->tp_name, name);
         Py_DECREF(d);
         return -1;
@@ -1318,8 +1325,8 @@ static PyMethodDef layout_methods[] = {
 };
 
 static PyMemberDef layout_members[] = {
-    {"python_reader", T_OBJECT, offsetof(LayoutObject, fallback), READONLY, "the Python reader it falls back on"},
-    {"cls", T_OBJECT, offsetof(LayoutObject, cls), READONLY, "the class of the objects"},
+    {"python_reader", Py_T_OBJECT_EX, offsetof(LayoutObject, fallback), Py_READONLY, "the Python reader it falls back on"},
+    {"cls", Py_T_OBJECT_EX, offsetof(LayoutObject, cls), Py_READONLY, "the class of the objects"},
     {NULL, 0, 0, 0, NULL},
 };
 

@@ -13,7 +13,8 @@ of these.
 from __future__ import annotations
 
 import re
-from enum import StrEnum
+
+from .._strenum import StrEnum
 
 METADATA_TOPIC = "__cluster_metadata"
 METADATA_LOG_DIR = f"{METADATA_TOPIC}-0"

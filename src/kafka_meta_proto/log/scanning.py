@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from enum import StrEnum
 from operator import itemgetter
 
+from .._strenum import StrEnum
 from .batch import RecordBatch, build_batch, iter_batch_records, read_frame, read_records
 from .compression import DEFAULT_MAX_DECOMPRESSED
 from .errors import CorruptBatchError, LogFormatError, TruncatedBatchError

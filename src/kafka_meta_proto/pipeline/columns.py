@@ -16,10 +16,11 @@ Every row has a ``kind``:
 
 from __future__ import annotations
 
-from enum import IntEnum, StrEnum
+from enum import IntEnum
 
 import pyarrow as pa
 
+from .._strenum import StrEnum
 from ..log.scanning import DamageKind
 
 

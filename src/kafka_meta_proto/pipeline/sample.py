@@ -85,10 +85,13 @@ def write_sample(directory, records: int = SAMPLE_RECORDS, clusters: int = SAMPL
 def _in_processes(work: list, jobs: int, watch: Callable[[], Optional["_Watcher"]]) -> list:
     """The clusters in ``jobs`` processes; on Ctrl-C (or any error) the pool is terminated at once,
     queued clusters included, instead of finishing its queue first. ``watch`` starts the progress
-    thread once the workers are forked (a fork copies no running thread)."""
+    thread once the workers are started (they inherit no running thread)."""
     import multiprocessing
 
-    pool = multiprocessing.Pool(jobs, initializer=_leave_ctrl_c_to_the_parent)
+    # Workers from a fork server where there is one: a plain fork() copies a parent whose other
+    # threads (Spark's, in a notebook or a test) may hold locks, which Python 3.12+ warns about.
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else None
+    pool = multiprocessing.get_context(method).Pool(jobs, initializer=_leave_ctrl_c_to_the_parent)
     watcher = None
     try:
         watcher = watch()

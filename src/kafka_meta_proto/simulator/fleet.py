@@ -32,7 +32,10 @@ def _run_in_processes(work: list, jobs: int) -> list[ClusterResult]:
     clusters included, instead of finishing its queue first."""
     import multiprocessing
 
-    pool = multiprocessing.Pool(jobs, initializer=_leave_ctrl_c_to_the_parent)
+    # Workers from a fork server where there is one: a plain fork() copies a parent whose other
+    # threads (Spark's, in a notebook or a test) may hold locks, which Python 3.12+ warns about.
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else None
+    pool = multiprocessing.get_context(method).Pool(jobs, initializer=_leave_ctrl_c_to_the_parent)
     try:
         # get() with a timeout: a wait that Ctrl-C can interrupt
         results = pool.map_async(_simulate_one, work, chunksize=1).get(timeout=_A_YEAR)
