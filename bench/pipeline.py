@@ -191,7 +191,7 @@ def run_spark(path: str, out: str) -> dict:
             cpu_after = tree_cpu(os.getpid())
         cpu = {k: cpu_after.get(k, 0.0) - cpu_before.get(k, 0.0) for k in cpu_after}
         runs.append({"seconds": seconds, "peak_bytes": mem.peak, "cpu": cpu})
-    records = spark.read.parquet(out).count()
+    records = spark.read.parquet(os.path.join(out, "records")).count()  # (the workers write every table)
     spark.stop()
     return {"records": records, "startup": startup, "partitions": partitions, "units": len(units), **runs[0],
             "warm": runs[1:]}  # fmt: skip
