@@ -58,6 +58,8 @@ framed = [kraft.encode_record_value(m, v) for name, version, data in diff.fuzz.r
           if name in REGISTRY.names() and message_class(name).MESSAGE_TYPE == "metadata"
           for m, v in [(message_class(name).decode(data, version), version)]][:2000]
 from kafka_meta_proto.pipeline.record_decoder import RecordDecoder
+from kafka_meta_proto.log.crc import crc32c
+from kafka_meta_proto.log.header import MIN_BATCH_LENGTH, pack_header, seal
 decoder = RecordDecoder()
 for i in range(int(sys.argv[3]) // 10):
     recs = [Record(key=rng.randbytes(rng.randrange(5)) if rng.random() < 0.5 else None,
@@ -73,6 +75,15 @@ for i in range(int(sys.argv[3]) // 10):
         del data[rng.randrange(len(data) + 1):]
     records._parse_records(bytes(data), 0, len(recs))
     decoder.compiled_rows(bytes(data), 0, len(recs), 0, 0, False, 1 << 20, tuple([] for _ in range(7)))
+    # the walk over a file of such batches (sealed: their CRCs match), its bytes damaged too
+    batch = seal(pack_header(i, MIN_BATCH_LENGTH + len(data), 0, rng.choice([0, 0, 8, 1, 32]), len(recs) - 1,
+                             0, 0, -1, -1, -1, len(recs) + rng.choice([0, 0, 1, -1])), bytes(data))
+    file = bytearray(batch * rng.randrange(1, 4))
+    for _ in range(rng.randrange(2)):
+        file[rng.randrange(len(file))] = rng.randrange(256)
+    file = bytes(file[: len(file) - rng.choice([0, 0, 1, 30])])
+    decoder.compiled_walk(file, rng.randrange(3) * len(batch) // 2, len(file), crc32c, rng.choice([3, 50]),
+                          rng.choice([40, 1 << 20]), 0, tuple([] for _ in range(10)), tuple([] for _ in range(11)), [])
     body = rng.choice(values)
     value = bytes([1, rng.randrange(30), rng.randrange(3)]) + bytes(diff.fuzz.mutate(body, rng, corpus, rng.choice(corpus.targets))[0])
     try:

@@ -114,6 +114,12 @@ def compiled_batch_rows() -> Any:
     return None if _native is None else _native.batch_rows
 
 
+def compiled_batch_walk() -> Any:
+    """The compiled walk over a log's plain batches, making their pipeline rows
+    (``walk_batches(...)``, see pipeline/rows.py); None under pure Python."""
+    return None if _native is None else _native.walk_batches
+
+
 def _python_json_form(message: Any, version: int) -> dict[str, Any]:
     form: dict[str, Any] = type(message)._TO_JSON(message, version)
     return form

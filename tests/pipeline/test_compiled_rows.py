@@ -1,10 +1,14 @@
-"""The compiled codec's rows of a metadata batch (``RecordDecoder.batch_rows``) against the Python
-loop they stand in for: the same Arrow batches, cut at the same rows, and the same JSON forms, over
-hypothesis batches mixing every kind of record the loop meets (values that decode, repeat, are
-large, null, undecodable or of unknown types; keys and headers; offsets out of order; a count that
-does not match what the batch holds) and small row and payload limits."""
+"""The compiled codec's rows of a metadata batch (``RecordDecoder.compiled_rows``) and its walk over
+a file's plain batches (``RecordDecoder.compiled_walk``) against the Python loops they stand in for:
+the same Arrow batches, cut at the same rows, and the same JSON forms, over hypothesis files mixing
+every kind of record the loop meets (values that decode, repeat, are large, null, undecodable or of
+unknown types; keys and headers; offsets out of order; a count that does not match what the batch
+holds), batches the walk leaves to Python (compressed, control, a CRC that does not match), bytes
+that are no batch, a truncated tail, units that cut the file, and small row and payload limits."""
 
 from __future__ import annotations
+
+import gzip
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -43,53 +47,102 @@ records = st.builds(
 )
 
 
-def batch_file(tmp_path, batches) -> dict:
+PLAIN, GZIP, CONTROL, CORRUPT, GARBAGE_BEFORE = "plain", "gzip", "control", "corrupt", "garbage before"
+SHAPES = st.sampled_from([PLAIN, PLAIN, PLAIN, GZIP, CONTROL, CORRUPT, GARBAGE_BEFORE])
+
+
+def batch_file(tmp_path, batches, tail: int = 0) -> dict:
+    """A log of ``batches`` ((records, count - records, timestamp type) or with a shape too),
+    its last batch cut short by ``tail`` bytes."""
     data = b""
-    for i, (items, extra_count, timestamp_type) in enumerate(batches):
+    for i, (items, extra_count, timestamp_type, *shape) in enumerate(batches):
+        shape = shape[0] if shape else PLAIN
         recs = [Record(offset_delta=i if d is None else d, timestamp_delta=i * 7, key=k, value=v, headers=h)
                 for i, (v, k, h, d) in enumerate(items)]  # fmt: skip
         payload = encode_records(recs)
         count = len(recs) + extra_count
         attributes = 0x08 if timestamp_type else 0
-        header = pack_header(i * 100, MIN_BATCH_LENGTH + len(payload), 0, attributes, max(count - 1, 0),
+        if shape == GZIP:
+            payload, attributes = gzip.compress(payload, mtime=0), attributes | 0x01
+        elif shape == CONTROL:
+            attributes |= 0x20
+        header = pack_header(i * 100, MIN_BATCH_LENGTH + len(payload), i % 3 - 1, attributes, max(count - 1, 0),
                              1_700_000_000_000, 1_700_000_009_000, -1, -1, -1, count)  # fmt: skip
-        data += seal(header, payload)
+        batch = seal(header, payload)
+        if shape == CORRUPT:
+            batch = batch[:-1] + bytes([batch[-1] ^ 0xFF]) if payload else batch[:17] + b"\0\0\0\0" + batch[21:]
+        elif shape == GARBAGE_BEFORE:
+            data += b"\x07" * 9
+        data += batch
+    data = data[: len(data) - tail]
     path = tmp_path / "00000000000000000000.log"
     path.write_bytes(data)
     return {"cluster": "c", "file": path.name, "kind": "log", "uri": str(path), "start": 0, "end": len(data)}
 
 
-def decoded(unit: dict, batch_rows: int) -> list:
-    out = []
+def units(unit: dict, cut: float) -> list[dict]:
+    """The unit, or two units cutting its file at ``cut`` of its length."""
+    at = int(unit["end"] * cut)
+    return [unit] if at in (0, unit["end"]) else [{**unit, "end": at}, {**unit, "start": at}]
+
+
+def decoded(unit: dict, batch_rows: int) -> dict:
+    """The unit's Arrow batches as rows, with the RECORD batches' JSON forms, by kind of row (the
+    order of two kinds' batches may differ: a buffer filling mid-batch is handed on before the
+    other kinds' full ones)."""
+    out: dict = {}
     holder: list = []
     for batch in decode_unit(unit, batch_rows=batch_rows, rows_out=holder):
-        forms = holder[0].flushed_data if batch.column("kind")[0].as_py() == rows.RowKind.RECORD else None
-        out.append((batch.to_pylist(), forms))
+        kind = batch.column("kind")[0].as_py()
+        forms = holder[0].flushed_data if kind == rows.RowKind.RECORD else None
+        out.setdefault(kind, []).append((batch.to_pylist(), forms))
     return out
 
 
-def both(unit: dict, batch_rows: int, monkeypatch) -> tuple[list, list]:
-    compiled = decoded(unit, batch_rows)
+def three_ways(unit: dict, batch_rows: int, monkeypatch) -> tuple[list, list, list]:
+    """The rows made with the compiled walk, with the compiled batch rows only, and in Python."""
+    walked = decoded(unit, batch_rows)
     with monkeypatch.context() as m:
+        m.setattr(record_decoder, "_batch_walk", None)
+        compiled = decoded(unit, batch_rows)
         m.setattr(record_decoder, "_batch_rows", None)
         m.setattr(record_decoder, "_record_row", None)
         python = decoded(unit, batch_rows)
-    return compiled, python
+    return walked, compiled, python
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
-    batches=st.lists(st.tuples(st.lists(records, max_size=12), st.sampled_from([0, 0, 0, 1, -1]), st.booleans()),
-                     min_size=1, max_size=4),
+    batches=st.lists(st.tuples(st.lists(records, max_size=12), st.sampled_from([0, 0, 0, 1, -1]), st.booleans(),
+                               SHAPES),
+                     min_size=1, max_size=5),
+    tail=st.sampled_from([0, 0, 0, 5, 70]),
+    cut=st.sampled_from([1.0, 1.0, 0.3, 0.6]),
     batch_rows=st.sampled_from([2, 5, 64]),
     row_bytes=st.sampled_from([300, 1 << 20]),
 )  # fmt: skip
-def test_the_compiled_rows_are_the_python_loops(tmp_path_factory, monkeypatch, batches, batch_rows, row_bytes):
-    unit = batch_file(tmp_path_factory.mktemp("b"), batches)
-    with monkeypatch.context() as m:
-        m.setattr(rows, "ROW_BYTES", row_bytes)
-        compiled, python = both(unit, batch_rows, monkeypatch)
-    assert compiled == python
+def test_the_compiled_rows_are_the_python_loops(tmp_path_factory, monkeypatch, batches, tail, cut, batch_rows,
+                                                row_bytes):  # fmt: skip
+    whole = batch_file(tmp_path_factory.mktemp("b"), batches, tail)
+    for unit in units(whole, cut):
+        with monkeypatch.context() as m:
+            m.setattr(rows, "ROW_BYTES", row_bytes)
+            walked, compiled, python = three_ways(unit, batch_rows, monkeypatch)
+        assert compiled == python
+        assert walked == python
+
+
+def test_the_walk_reads_plain_batches_in_c(tmp_path, monkeypatch):
+    """Plain batches never reach the Python walk's batch reader; the others do, one each."""
+    plain = [(VALUES[i % 5], None, [], None) for i in range(3)]
+    shapes = [PLAIN, PLAIN, GZIP, PLAIN, CONTROL, PLAIN, CORRUPT, PLAIN]
+    unit = batch_file(tmp_path, [(plain, 0, False, shape) for shape in shapes])
+    seen = []
+    add_batch = rows.UnitRows.add_batch
+    monkeypatch.setattr(rows.UnitRows, "add_batch", lambda self, view: seen.append(view.position) or add_batch(self, view))
+    out = decoded(unit, 1000)
+    assert len(seen) == 2  # the gzip and control batches (the corrupt one is damage)
+    assert sum(len(b) for b, forms in out[rows.RowKind.RECORD]) == 3 * 6  # (the control batch is malformed)
 
 
 def test_the_compiled_rows_do_the_work(tmp_path, monkeypatch):
@@ -100,7 +153,7 @@ def test_the_compiled_rows_do_the_work(tmp_path, monkeypatch):
     loop = rows.UnitRows._metadata_records
     monkeypatch.setattr(rows.UnitRows, "_metadata_records", lambda self, *a: calls.append(1) or loop(self, *a))
     out = decoded(unit, 1000)
-    assert sum(len(b) for b, forms in out if forms is not None) == 50
+    assert sum(len(b) for b, forms in out[rows.RowKind.RECORD]) == 50
     assert calls == []
 
 

@@ -122,7 +122,7 @@ def wait_until_gone(pgid: int, timeout: float = 20) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("phase", ["listing input: done", "writing quarantine: done"])
+@pytest.mark.parametrize("phase", ["listing input: done", "counting what was written: done"])
 def test_ctrl_c_during_spark_stops_at_once_with_one_line(spark, tmp_path, phase):
     out = tmp_path / "out"
     process, lines = start_audit(out, "--sample-records", "60000", "--sample-clusters", "3")

@@ -22,7 +22,7 @@ at any points cover it with no gap and no overlap.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from operator import itemgetter
 
@@ -193,6 +193,18 @@ def _window(source: ByteSource, pos: int, size: int):
     return source.view(pos, LOG_OVERHEAD + length if length >= MIN_BATCH_LENGTH else HEADER_SIZE)
 
 
+class _Taken:
+    """What ``scan`` yields after a ``take`` read batches in place."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "TAKEN"
+
+
+TAKEN = _Taken()
+
+
 def scan(
     source: ByteSource,
     start: int = 0,
@@ -200,14 +212,28 @@ def scan(
     *,
     verify_crc: bool = True,
     max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
-) -> Iterator[BatchView | Damage]:
+    take: Callable[[object, int, int], int] | None = None,
+) -> Iterator[BatchView | Damage | _Taken]:
     """The batches and damage of ``source`` (see the module docstring). With ``verify_crc``
-    false no CRC is checked: every batch with sound framing is a BatchView."""
+    false no CRC is checked: every batch with sound framing is a BatchView.
+
+    ``take(buffer, pos, end)``, for a source held whole, lets a consumer read the sound batches
+    it can at ``pos`` itself, straight from the buffer: it returns the position after those it
+    read (checked, CRC included, as this walk would), and ``TAKEN`` is yielded in their place;
+    the walk goes on from there with the batch it left."""
     size = source.size
     end = size if end is None else end
     pos = start if start == 0 else find_batch(source, start)
     whole = source.whole
+    if whole is None:
+        take = None
     while pos < size:
+        if take is not None and pos < end:
+            after = take(whole, pos, end)
+            if after != pos:
+                pos = after
+                yield TAKEN
+                continue
         if pos >= end and is_batch_start(source, pos):
             return  # the next range's first batch
         if whole is not None:

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 import pyarrow as pa
 
-from ..log.scanning import Damage, scan
+from ..log.scanning import TAKEN, Damage, scan
 from ..log.source import arrow_uri, open_source
 from .columns import ARROW_SCHEMA, COLUMNS, SPARK_DDL, UNIT_CONSTANTS, RowKind
 from .record_decoder import RecordDecoder
@@ -46,8 +46,11 @@ def decode_unit(
     if rows_out is not None:
         rows_out.append(rows)
     with open_source(unit["uri"]) as source:
-        for item in scan(source, unit["start"], unit["end"]):
-            if type(item) is Damage:
+        take = rows.take if decoder.compiled_walk is not None else None
+        for item in scan(source, unit["start"], unit["end"], take=take):
+            if item is TAKEN:
+                yield from rows.full()
+            elif type(item) is Damage:
                 rows.add_damage(item)
             else:
                 yield from rows.add_batch(item)

@@ -61,7 +61,12 @@ CANCEL_EVERY = 0.1  # seconds
 
 def _cancel_jobs(spark) -> None:
     """Cancel Spark's jobs, and again every CANCEL_EVERY seconds until the process ends: threads
-    of the job may still start the jobs queued behind the ones running at the first Ctrl-C."""
+    of the job may still start the jobs queued behind the ones running at the first Ctrl-C.
+    The JVM's log goes quiet first: a cancelled write logs its abort, with a trace, as an error."""
+    try:
+        spark.sparkContext.setLogLevel("OFF")
+    except Exception:  # the JVM is going away
+        return
     while True:
         try:
             spark.sparkContext.cancelAllJobs()

@@ -13,7 +13,7 @@ import functools
 import struct
 
 from .. import kraft
-from ..codec import compiled_batch_rows, compiled_record_row, json_form, json_text
+from ..codec import compiled_batch_rows, compiled_batch_walk, compiled_record_row, json_form, json_text
 from ..errors import KafkaProtocolError
 from ..log.control import decode_control_record
 from ..log.errors import LogFormatError
@@ -26,6 +26,7 @@ DECODE_ERRORS = (KafkaProtocolError, LogFormatError, ValueError, struct.error)
 # The whole row in C for the values it reads (None under pure Python); decode_row for the rest.
 _record_row = compiled_record_row()
 _batch_rows = compiled_batch_rows()
+_batch_walk = compiled_batch_walk()
 
 
 class RecordDecoder:
@@ -47,6 +48,11 @@ class RecordDecoder:
         # offsets in order). None under pure Python.
         self.compiled_rows = None if _batch_rows is None else functools.partial(
             _batch_rows, self._rows, CACHE_LIMIT, CACHE_VALUE_BYTES, self._classes, self._type_names, self.learn
+        )  # fmt: skip
+        # compiled_walk(buffer, pos, end, crc32c, batch_rows, row_bytes, size, records, batches,
+        # issues): the same rows, for whole plain batches walked in C (UnitRows.take says more).
+        self.compiled_walk = None if _batch_walk is None else functools.partial(
+            _batch_walk, self._rows, CACHE_LIMIT, CACHE_VALUE_BYTES, self._classes, self._type_names, self.learn
         )  # fmt: skip
 
     def record_class(self, record_type: int):

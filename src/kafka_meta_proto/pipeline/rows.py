@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 
 import pyarrow as pa
 
+from ..log.crc import crc32c
 from ..log.errors import LogFormatError
 from ..log.header import ATTR_CONTROL, ATTR_TIMESTAMP_TYPE, BatchHeader
 from ..log.batch import plain_records
@@ -215,6 +216,17 @@ class UnitRows:
         self.issues.add({**facts, C.POSITION: damage.position, C.ISSUE: Issue(damage.kind.value),
                          C.DETAIL: f"{damage.detail} (after {read} records)",
                          C.BYTES_LOST: damage.length, C.RECORDS_LOST: lost})  # fmt: skip
+
+    def take(self, buffer, pos: int, end: int) -> int:
+        """``scan``'s ``take``: the rows of the sound plain batches from ``pos`` on, made by the
+        compiled walk exactly as ``add_batch`` makes them (every buffer stays under its limits,
+        a batch is walked whole or not at all); the position after them."""
+        records, batches = self.records, self.batches
+        pos, records.size = self.decoder.compiled_walk(
+            buffer, pos, end, crc32c, self.batch_rows, ROW_BYTES, records.size,
+            (*records.columns, self.record_data), tuple(batches.columns), self.issues.columns[0],
+        )  # fmt: skip
+        return pos
 
     def _compiled_rows(self, view: BatchView, progress: list) -> Iterable[Record] | None:
         """The RECORD rows the compiled codec makes of an uncompressed data batch's records, as
