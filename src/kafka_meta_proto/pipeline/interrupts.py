@@ -33,9 +33,13 @@ def interruptible(spark):
         if pressed.is_set():  # the second time: no more waiting
             os._exit(EXIT_INTERRUPTED)
         pressed.set()
+        quiet_jvm = threading.Event()
         threading.Thread(
-            target=_cancel_jobs, args=(spark,), name="cancel-spark-jobs", daemon=True
+            target=_cancel_jobs, args=(spark, quiet_jvm), name="cancel-spark-jobs", daemon=True
         ).start()
+        # Leaving the main thread's Spark call interrupts the JVM thread serving it, and an
+        # interrupted write logs its abort with a trace: the JVM's log goes quiet first.
+        quiet_jvm.wait(QUIET_WAIT)
         raise KeyboardInterrupt
 
     root = logging.getLogger()
@@ -57,16 +61,19 @@ def interruptible(spark):
 
 
 CANCEL_EVERY = 0.1  # seconds
+QUIET_WAIT = 5.0  # seconds Ctrl-C waits for the JVM's log to go quiet, at most
 
 
-def _cancel_jobs(spark) -> None:
-    """Cancel Spark's jobs, and again every CANCEL_EVERY seconds until the process ends: threads
-    of the job may still start the jobs queued behind the ones running at the first Ctrl-C.
-    The JVM's log goes quiet first: a cancelled write logs its abort, with a trace, as an error."""
+def _cancel_jobs(spark, quiet_jvm: threading.Event) -> None:
+    """Quiet the JVM's log (then set ``quiet_jvm``), and cancel Spark's jobs, again every
+    CANCEL_EVERY seconds until the process ends: threads of the job may still start the jobs
+    queued behind the ones running at the first Ctrl-C."""
     try:
         spark.sparkContext.setLogLevel("OFF")
-    except Exception:  # the JVM is going away
+    except Exception:  # the JVM is going away; nothing more to stop
         return
+    finally:
+        quiet_jvm.set()
     while True:
         try:
             spark.sparkContext.cancelAllJobs()
