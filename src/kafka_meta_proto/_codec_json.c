@@ -535,9 +535,16 @@ text_value(Text *t, PyObject *v, int depth)
             return text_repr(t, v);
         if (x == -1 && PyErr_Occurred())
             return -1;
-        char digits[24];
-        int n = snprintf(digits, sizeof digits, "%lld", x);
-        return append(t, digits, n);
+        /* digits written backwards (snprintf's format parsing cost a twentieth of the pipeline) */
+        char digits[24], *end = digits + sizeof digits, *p = end;
+        unsigned long long u = x < 0 ? 0ULL - (unsigned long long)x : (unsigned long long)x;
+        do {
+            *--p = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        if (x < 0)
+            *--p = '-';
+        return append(t, p, end - p);
     }
     if (PyFloat_CheckExact(v)) {
         double x = PyFloat_AS_DOUBLE(v);

@@ -51,6 +51,10 @@ RECORD, BATCH, ISSUE, COUNTS = RowKind.RECORD, RowKind.BATCH, RowKind.ISSUE, Row
 COMPRESSION = "zstd"
 ROW_GROUP_ROWS = 1 << 16
 COLLECT_BYTES = 16 << 20  # input decoded between two passes of the cyclic collector
+# Columns of long, mostly distinct text (Kafka's JSON form, a record's bytes in base64): no
+# dictionary (it is given up on after the first page, at a cost) and no min/max, which no query
+# uses; a quarter off writing `records`, and a quarter smaller files.
+TEXT_COLUMNS = frozenset({"payload"})
 AUDIT_DIR = "_audit"  # under the output: the audits' inputs, removed when the job ends
 # What a task hands Spark: per (file, kind, type or issue), rows and records.
 SUMMARY_SCHEMA = pa.schema([
@@ -81,7 +85,9 @@ class _Directory:
             self.fs.create_dir(folder, recursive=True)
         # given the file system, the writer opens the file and closes it on close(), which is
         # what completes an object store's upload
-        return pq.ParquetWriter(f"{self.path}/{name}", schema, compression=compression, filesystem=self.fs)
+        other = [f.name for f in schema if f.name not in TEXT_COLUMNS]
+        return pq.ParquetWriter(f"{self.path}/{name}", schema, compression=compression, filesystem=self.fs,
+                                use_dictionary=other, write_statistics=other)  # fmt: skip
 
     def exists(self, name: str) -> bool:
         if self.fs is None:
