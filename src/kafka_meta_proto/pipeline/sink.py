@@ -50,10 +50,11 @@ C = Column
 RECORD, BATCH, ISSUE, COUNTS = RowKind.RECORD, RowKind.BATCH, RowKind.ISSUE, RowKind.COUNTS
 COMPRESSION = "zstd"
 ROW_GROUP_ROWS = 1 << 16
-COLLECT_BYTES = 16 << 20  # input decoded between two passes of the cyclic collector
+COLLECT_BYTES = 64 << 20  # input decoded between two passes of the cyclic collector
 # Columns of long, mostly distinct text (Kafka's JSON form, a record's bytes in base64): no
 # dictionary (it is given up on after the first page, at a cost) and no min/max, which no query
-# uses; a quarter off writing `records`, and a quarter smaller files.
+# uses. Numbers get no dictionary either (offsets and timestamps are all distinct; zstd packs the
+# rest): together a fifth less to write and a sixth smaller files than Parquet's defaults.
 TEXT_COLUMNS = frozenset({"payload"})
 AUDIT_DIR = "_audit"  # under the output: the audits' inputs, removed when the job ends
 # What a task hands Spark: per (file, kind, type or issue), rows and records.
@@ -64,6 +65,11 @@ SUMMARY_SCHEMA = pa.schema([
 ])  # fmt: skip
 SUMMARY_DDL = ("cluster STRING, file STRING, kind TINYINT, type_name STRING, issue STRING, rows BIGINT, "
                "announced BIGINT, lost BIGINT, bytes_lost BIGINT")  # fmt: skip
+
+
+def _dictionary_columns(schema: pa.Schema) -> list[str]:
+    """The columns worth a dictionary: strings (names, files, kinds), not long text or numbers."""
+    return [f.name for f in schema if pa.types.is_string(f.type) and f.name not in TEXT_COLUMNS]
 
 
 class _Directory:
@@ -85,9 +91,9 @@ class _Directory:
             self.fs.create_dir(folder, recursive=True)
         # given the file system, the writer opens the file and closes it on close(), which is
         # what completes an object store's upload
-        other = [f.name for f in schema if f.name not in TEXT_COLUMNS]
         return pq.ParquetWriter(f"{self.path}/{name}", schema, compression=compression, filesystem=self.fs,
-                                use_dictionary=other, write_statistics=other)  # fmt: skip
+                                use_dictionary=_dictionary_columns(schema),
+                                write_statistics=[f.name for f in schema if f.name not in TEXT_COLUMNS])  # fmt: skip
 
     def exists(self, name: str) -> bool:
         if self.fs is None:
@@ -179,6 +185,10 @@ def _view(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
+def _null_last(pair: tuple) -> tuple:
+    return pair[0] is None, pair[0] or ""
+
+
 class UnitWriter:
     """Writes the rows of the units of one task, and counts them for the summary."""
 
@@ -218,15 +228,18 @@ class UnitWriter:
         meta = [batch.column(f.name) for f in TYPED_META if f.name not in ("timestamp", "record_version")]
         meta.insert(5, batch.column(C.TIMESTAMP).view(TIMESTAMP))
         meta.append(batch.column(C.VERSION).cast(pa.int16()))
-        for name_scalar, count in zip(*names.value_counts().flatten()):
-            name, count = name_scalar.as_py(), count.as_py()
+        counts = names.value_counts()
+        if len(counts) > 1:  # the rows of each type together, in their order: one take, then slices
+            order = pc.sort_indices(names)  # (stable)
+            meta = [column.take(order) for column in meta]
+            data = [data[i] for i in order.to_pylist()]
+        start = 0
+        # in sort_indices' order: UTF-8 bytes sort as their code points do; a null would come last
+        for name, count in sorted(zip(*(c.to_pylist() for c in counts.flatten())), key=_null_last):
             self._count((unit["cluster"], unit["file"], int(COUNTS), name, None), count)
-            if count == batch.num_rows:
-                rows, part = meta, data
-            else:
-                index = pc.indices_nonzero(pc.equal(names, name))
-                rows = [column.take(index) for column in meta]
-                part = [data[i] for i in index.to_pylist()]
+            rows = [column.slice(start, count) for column in meta]
+            part = data[start : start + count]
+            start += count
             builder = self.builders.get(name)
             if builder is None:
                 builder = self.builders[name] = TypedBuilder(name)
