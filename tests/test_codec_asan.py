@@ -40,7 +40,9 @@ for name, version, data in diff.fuzz.read_vectors(diff.fuzz.DEFAULT_VECTORS):
         if msg is not None:
             diff.check_encode(cls, msg, version, res, {})
             cls.decode(data, version).encode(version)
-            _codec.json_text(_codec.json_form(msg, version))
+            form = _codec.json_form(msg, version)
+            _codec.json_text(form)
+            _codec.dict_columns([form, {}], tuple(form) + ("absent",))
         vectors += 1
 fuzzed = diff.run(int(sys.argv[3]), seed=23, quiet=True)
 res.add(fuzzed)

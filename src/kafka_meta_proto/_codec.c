@@ -2108,6 +2108,8 @@ static PyMethodDef codec_methods[] = {
      "batch_rows(decoder's cache..., data, pos, count, ...) -> (records read, position, payload characters, offsets in order)."},
     {"walk_batches", (PyCFunction)(void (*)(void))codec_walk_batches, METH_FASTCALL,
      "walk_batches(decoder's cache..., buffer, pos, end, crc32c, ...) -> (position, payload characters waiting)."},
+    {"dict_columns", (PyCFunction)(void (*)(void))codec_dict_columns, METH_FASTCALL,
+     "dict_columns(dicts, keys) -> [[d.get(key) for d in dicts] for key in keys]."},
     {"json_form_alone", (PyCFunction)(void (*)(void))codec_json_form_alone, METH_FASTCALL,
      "json_form_alone(message, version) -> the compiled JSON form, or None where it declines."},
     {"json_text_alone", codec_json_text_alone, METH_O,

@@ -25,6 +25,7 @@ PyObject *codec_json_form(PyObject *module, PyObject *const *args, Py_ssize_t na
 PyObject *codec_json_text(PyObject *module, PyObject *value);
 PyObject *codec_json_form_alone(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *codec_json_text_alone(PyObject *module, PyObject *value);
+PyObject *codec_dict_columns(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *codec_record_row(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *record_row_of(PyObject *value, PyObject *classes, PyObject *names);
 int codec_json_ready(void);

@@ -633,6 +633,42 @@ codec_json_text(PyObject *module, PyObject *value)
     return PyObject_CallOneArg(py_dumps, value);
 }
 
+/* dict_columns(dicts, keys): the JSON forms' values column by column, [[d.get(key) for d in
+ * dicts] for key in keys], for the typed tables (pipeline/typed.py). */
+PyObject *
+codec_dict_columns(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyList_CheckExact(args[0]) || !PyTuple_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "dict_columns(list of dicts, tuple of keys)");
+        return NULL;
+    }
+    PyObject *dicts = args[0], *keys = args[1];
+    Py_ssize_t rows = PyList_GET_SIZE(dicts), width = PyTuple_GET_SIZE(keys);
+    for (Py_ssize_t r = 0; r < rows; r++)
+        if (!PyDict_CheckExact(PyList_GET_ITEM(dicts, r))) {
+            PyErr_SetString(PyExc_TypeError, "dict_columns: a row is not a dict");
+            return NULL;
+        }
+    PyObject *out = PyList_New(width);
+    for (Py_ssize_t k = 0; out != NULL && k < width; k++) {
+        PyObject *key = PyTuple_GET_ITEM(keys, k), *column = PyList_New(rows);
+        if (column == NULL) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, k, column);
+        for (Py_ssize_t r = 0; r < rows; r++) {
+            PyObject *v = PyDict_GetItemWithError(PyList_GET_ITEM(dicts, r), key);
+            if (v == NULL && PyErr_Occurred()) {
+                Py_CLEAR(out);
+                break;
+            }
+            PyList_SET_ITEM(column, r, Py_NewRef(v != NULL ? v : Py_None));
+        }
+    }
+    return out;
+}
+
 /* The pipeline's row of a KRaft metadata record value, (record type, version, type name, JSON
  * text, JSON form), the class and name of each record type taken from the dicts; NULL (an error
  * set or not) for anything read_record_value or the JSON writers decline. */

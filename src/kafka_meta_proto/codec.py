@@ -114,6 +114,14 @@ def compiled_batch_rows() -> Any:
     return None if _native is None else _native.batch_rows
 
 
+def dict_columns(dicts: list[dict], keys: tuple) -> list[list]:
+    """``[[d.get(key) for d in dicts] for key in keys]``: rows of dicts as columns (the typed
+    tables are built from the JSON forms' columns)."""
+    if _native is not None:
+        return _native.dict_columns(dicts, keys)
+    return [[d.get(key) for d in dicts] for key in keys]
+
+
 def compiled_batch_walk() -> Any:
     """The compiled walk over a log's plain batches, making their pipeline rows
     (``walk_batches(...)``, see pipeline/rows.py); None under pure Python."""

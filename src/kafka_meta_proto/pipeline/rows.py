@@ -7,7 +7,6 @@ kind when ``batch_rows`` of them are waiting (and at the end of the unit).
 
 from __future__ import annotations
 
-import array
 import base64
 from collections.abc import Iterable, Iterator
 
@@ -19,6 +18,7 @@ from ..log.header import ATTR_CONTROL, ATTR_TIMESTAMP_TYPE, BatchHeader
 from ..log.batch import plain_records
 from ..log.records import Record, records_from
 from ..log.scanning import BatchView, Damage, DamageKind, malformed
+from .arrays import arrow_array
 from .columns import (
     ARROW_SCHEMA,
     BATCH_COLUMNS,
@@ -39,23 +39,6 @@ UNKNOWN_CONTROL = "?"  # in control_types, a control record that did not decode
 ROW_BYTES = 8 << 20
 ALL_READ: Iterable[Record] = ()  # what _compiled_rows returns when it read every record
 CONTROL_TYPES_KEPT = 1000  # control_types names this many records' types at most (then a count)
-
-
-# Integer columns go to Arrow through array.array: pa.array checks each Python int for being
-# an Arrow scalar first, which made it ten times slower on large values (offsets, timestamps).
-_INT_CODES = {pa.int64(): "q", pa.int32(): "i", pa.int16(): "h", pa.int8(): "b"}
-
-
-def _arrow_array(values: list, pa_type: pa.DataType) -> pa.Array:
-    code = _INT_CODES.get(pa_type)
-    if code is not None:
-        try:
-            packed = array.array(code, values)
-        except (TypeError, OverflowError):  # nulls, or a value out of range: pa.array says which
-            pass
-        else:
-            return pa.Array.from_buffers(pa_type, len(packed), [None, pa.py_buffer(packed)])
-    return pa.array(values, pa_type)
 
 
 def _control_types(names: list[str], count: int) -> str:
@@ -104,7 +87,7 @@ class RowBuffer:
         for name, pa_type, _ in COLUMNS:
             values = columns.get(name)
             if values is not None:
-                arrays.append(_arrow_array(values, pa_type))
+                arrays.append(arrow_array(values, pa_type))
             elif name in constants:
                 arrays.append(pa.repeat(pa.scalar(constants[name], pa_type), n))
             else:
