@@ -114,11 +114,12 @@ def compiled_batch_rows() -> Any:
     return None if _native is None else _native.batch_rows
 
 
-def dict_columns(dicts: list[dict], keys: tuple) -> list[list]:
+def dict_columns(dicts: list[dict[str, Any]], keys: tuple[str, ...]) -> list[list[Any]]:
     """``[[d.get(key) for d in dicts] for key in keys]``: rows of dicts as columns (the typed
     tables are built from the JSON forms' columns)."""
     if _native is not None:
-        return _native.dict_columns(dicts, keys)
+        columns: list[list[Any]] = _native.dict_columns(dicts, keys)
+        return columns
     return [[d.get(key) for d in dicts] for key in keys]
 
 
