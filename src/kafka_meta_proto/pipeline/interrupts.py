@@ -5,8 +5,10 @@ thread is blocked on, which fails and prints pages of Python tracebacks (py4j lo
 call through the root logger); threads still waiting on Spark jobs then keep the process alive
 until their jobs end. ``interruptible(spark)`` replaces that handler while the job runs: the first
 Ctrl-C cancels Spark's jobs from a thread of its own (a py4j connection of its own), and keeps
-cancelling the ones still queued, and raises KeyboardInterrupt in the main thread; a second one ends the process at once. py4j's log of the
-interrupted call is silenced, so the command's one line is all that is printed.
+cancelling the ones still queued, and raises KeyboardInterrupt in the main thread once the JVM's
+log is off (an interrupted write would log its abort with a trace); a second one ends the process
+at once. py4j's log of the interrupted call is silenced, so the command's one line is all that is
+printed.
 """
 
 from __future__ import annotations
