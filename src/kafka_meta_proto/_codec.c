@@ -304,6 +304,29 @@ read_uvarint(const Input *in, Py_ssize_t *pos, uint64_t *out)
     return -1;
 }
 
+/* The n-byte big-endian integer at p, n 2, 4 or 8 (spelled out: a loop of constant count is not
+ * always unrolled at -O2). */
+static inline uint64_t
+load_unsigned(const unsigned char *p, int n)
+{
+    uint64_t v = ((uint64_t)p[0] << 8) | p[1];
+    if (n == 2)
+        return v;
+    v = (v << 16) | ((uint64_t)p[2] << 8) | p[3];
+    if (n == 4)
+        return v;
+    return (v << 32) | ((uint64_t)p[4] << 24) | ((uint64_t)p[5] << 16) | ((uint64_t)p[6] << 8) | p[7];
+}
+
+static inline int64_t
+load_signed(const unsigned char *p, int n)
+{
+    uint64_t v = load_unsigned(p, n);
+    if (n < 8 && (v >> (8 * n - 1)) & 1) /* sign-extend */
+        v |= ~(uint64_t)0 << (8 * n);
+    return (int64_t)v;
+}
+
 /* A length prefix: compact (unsigned varint, minus one) or legacy (int16 or int32). */
 static inline int
 read_length(const Input *in, Py_ssize_t *pos, int compact, int width, int64_t *n)
@@ -323,11 +346,7 @@ read_length(const Input *in, Py_ssize_t *pos, int compact, int width, int64_t *n
     }
     if (p + width > in->len)
         return -1;
-    const unsigned char *b = in->buf + p;
-    if (width == 2)
-        *n = (int16_t)((b[0] << 8) | b[1]);
-    else
-        *n = (int32_t)(((uint32_t)b[0] << 24) | ((uint32_t)b[1] << 16) | ((uint32_t)b[2] << 8) | b[3]);
+    *n = width == 2 ? load_signed(in->buf + p, 2) : load_signed(in->buf + p, 4);
     *pos = p + width;
     return 0;
 }
@@ -370,19 +389,15 @@ fixed_value(char kind, const unsigned char *p)
     case 'b':
         return PyLong_FromLong((int8_t)p[0]);
     case 'h':
-        return PyLong_FromLong((int16_t)((p[0] << 8) | p[1]));
+        return PyLong_FromLong((long)load_signed(p, 2));
     case 'H':
-        return PyLong_FromLong((p[0] << 8) | p[1]);
+        return PyLong_FromLong((long)load_unsigned(p, 2));
     case 'i':
-        return PyLong_FromLong((int32_t)(((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3]));
+        return PyLong_FromLong((long)load_signed(p, 4));
     case 'I':
-        return PyLong_FromUnsignedLong(((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3]);
-    case 'q': {
-        uint64_t v = 0;
-        for (int i = 0; i < 8; i++)
-            v = (v << 8) | p[i];
-        return PyLong_FromLongLong((int64_t)v);
-    }
+        return PyLong_FromUnsignedLong((unsigned long)load_unsigned(p, 4));
+    case 'q':
+        return PyLong_FromLongLong(load_signed(p, 8));
     case 'd':
         {
             double d = PyFloat_Unpack8((const char *)p, 0);
@@ -1735,25 +1750,23 @@ codec_batch_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 
 /* -- The walk over a log's plain batches (pipeline/rows.py) ------------------------------------ */
 
+/* record batch v2's header (log/header.py): field offsets, sizes */
+#define BATCH_LENGTH_AT 8
+#define BATCH_LEADER_EPOCH_AT 12
+#define BATCH_MAGIC_AT 16
+#define BATCH_CRC_AT 17
+#define BATCH_CRC_START 21 /* attributes: the first byte the CRC covers */
+#define BATCH_LAST_OFFSET_DELTA_AT 23
+#define BATCH_BASE_TIMESTAMP_AT 27
+#define BATCH_MAX_TIMESTAMP_AT 35
+#define BATCH_COUNT_AT 57
 #define BATCH_HEADER_SIZE 61
 #define BATCH_LOG_OVERHEAD 12
-#define BATCH_CRC_START 21
 #define BATCH_MIN_LENGTH (BATCH_HEADER_SIZE - BATCH_LOG_OVERHEAD)
 #define BATCH_MIN_RECORD_SIZE 7
 #define BATCH_NOT_PLAIN 0x27 /* compression, control */
 #define RECORD_COLUMN_COUNT 10 /* RECORD_COLUMNS (9) and the JSON forms */
 #define BATCH_COLUMN_COUNT 11
-
-static int64_t
-big_endian(const unsigned char *p, int n)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < n; i++)
-        v = (v << 8) | p[i];
-    if (n < 8 && (v >> (8 * n - 1)) & 1) /* sign-extend */
-        v |= ~(uint64_t)0 << (8 * n);
-    return (int64_t)v;
-}
 
 static int
 truncate_lists(PyObject *const *lists, Py_ssize_t n, const Py_ssize_t *marks)
@@ -1813,10 +1826,10 @@ codec_walk_batches(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             PyList_GET_SIZE(batches[0]) >= batch_rows || PyList_GET_SIZE(issues) >= batch_rows)
             break; /* a full buffer: the Python walk hands it on */
         const unsigned char *h = file + pos;
-        long long length = big_endian(h + 8, 4), count = big_endian(h + 57, 4);
-        int attributes = (int)big_endian(h + 21, 2);
+        long long length = load_signed(h + BATCH_LENGTH_AT, 4), count = load_signed(h + BATCH_COUNT_AT, 4);
+        int attributes = (int)load_signed(h + BATCH_CRC_START, 2);
         Py_ssize_t batch_size = BATCH_LOG_OVERHEAD + (Py_ssize_t)length;
-        if (h[16] != 2 || length < BATCH_MIN_LENGTH || batch_size > file_size - pos || (attributes & BATCH_NOT_PLAIN) ||
+        if (h[BATCH_MAGIC_AT] != 2 || length < BATCH_MIN_LENGTH || batch_size > file_size - pos || (attributes & BATCH_NOT_PLAIN) ||
             count < 0 || count > (batch_size - BATCH_HEADER_SIZE) / BATCH_MIN_RECORD_SIZE ||
             PyList_GET_SIZE(records[0]) + count > batch_rows)
             break;
@@ -1831,9 +1844,9 @@ codec_walk_batches(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         Py_DECREF(crc);
         if (computed == (unsigned long long)-1 && PyErr_Occurred())
             goto done;
-        if (computed != (uint32_t)big_endian(h + 17, 4))
+        if (computed != load_unsigned(h + BATCH_CRC_AT, 4))
             break; /* the Python walk reports it */
-        long long base_offset = big_endian(h, 8), max_timestamp = big_endian(h + 35, 8);
+        long long base_offset = load_signed(h, 8), max_timestamp = load_signed(h + BATCH_MAX_TIMESTAMP_AT, 8);
         int fixed_time = (attributes & 0x08) != 0;
         Py_ssize_t marks[RECORD_COLUMN_COUNT], read, payload, p = BATCH_HEADER_SIZE;
         int in_order;
@@ -1841,7 +1854,7 @@ codec_walk_batches(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             marks[i] = PyList_GET_SIZE(records[i]);
         Input in = {h, batch_size, NULL, NULL};
         if (append_record_rows(&d, &in, &p, (Py_ssize_t)count, base_offset,
-                               fixed_time ? max_timestamp : big_endian(h + 27, 8), fixed_time, row_bytes - size, rows7,
+                               fixed_time ? max_timestamp : load_signed(h + BATCH_BASE_TIMESTAMP_AT, 8), fixed_time, row_bytes - size, rows7,
                                &read, &payload, &in_order) < 0)
             goto done;
         if (read != count || p != batch_size) { /* the Python walk reads it, rows and issues alike */
@@ -1849,11 +1862,11 @@ codec_walk_batches(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 goto done;
             break;
         }
-        long long last_offset_delta = big_endian(h + 23, 4);
+        long long last_offset_delta = load_signed(h + BATCH_LAST_OFFSET_DELTA_AT, 4);
         int offsets_ok = in_order && (last_offset_delta == count - 1 || (count == 0 && last_offset_delta == 0));
         PyObject *values[BATCH_COLUMN_COUNT] = {
             PyLong_FromSsize_t(pos), PyLong_FromLongLong(base_offset), PyLong_FromLongLong(max_timestamp),
-            PyLong_FromLongLong(big_endian(h + 12, 4)), PyLong_FromLongLong(last_offset_delta),
+            PyLong_FromLongLong(load_signed(h + BATCH_LEADER_EPOCH_AT, 4)), PyLong_FromLongLong(last_offset_delta),
             PyLong_FromLongLong(count), PyLong_FromLongLong(length), PyLong_FromLong(attributes),
             Py_NewRef(Py_True), Py_NewRef(offsets_ok ? Py_True : Py_False), Py_NewRef(Py_None)};
         int failed = 0;
