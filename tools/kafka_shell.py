@@ -43,19 +43,35 @@ class KafkaShell:
     the last record) before the real questions are put."""
 
     PROMPT = ">> "
+    # Kafka's shell waits until its loader has applied an offset above 0, and a race between the
+    # loader and the file reader's high-water mark can leave it waiting for ever; on a file of a
+    # few batches about one start in ten hangs at "Loading...". A start that takes longer than
+    # STARTUP_TIMEOUT is abandoned and tried again, up to STARTS times.
+    STARTUP_TIMEOUT = 30.0
+    STARTS = 4
 
     def __init__(self, release: str, path: Path):
         classpath = ":".join(str(jar) for jar in kafka_oracle.jars(release))
         self._tmp = tempfile.TemporaryDirectory()
         config = Path(self._tmp.name) / "log4j2.properties"
         config.write_text(_LOG4J2, encoding="utf-8")
-        self.process = subprocess.Popen(
-            ["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-             f"-Dlog4j2.configurationFile={config}", "-cp", classpath,
-             "org.apache.kafka.shell.MetadataShell", "--snapshot", str(path)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        self._read_until_prompt(timeout=120)  # "Loading...", "Starting...", the banner
+        command = [
+            "java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+            f"-Dlog4j2.configurationFile={config}", "-cp", classpath,
+            "org.apache.kafka.shell.MetadataShell", "--snapshot", str(path),
+        ]  # fmt: skip
+        for start in range(1, self.STARTS + 1):
+            self.process = subprocess.Popen(
+                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            )
+            try:
+                self._read_until_prompt(self.STARTUP_TIMEOUT)  # "Loading...", the banner
+                return
+            except TimeoutError:
+                self._stop()
+                if start == self.STARTS:
+                    self._tmp.cleanup()
+                    raise
 
     def _read_until_prompt(self, timeout: float) -> str:
         data = bytearray()
@@ -87,9 +103,14 @@ class KafkaShell:
             try:
                 self.process.wait(timeout=30)
             except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+                self._stop()
         self._tmp.cleanup()
+
+    def _stop(self) -> None:
+        self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            stream.close()
 
     def __enter__(self) -> "KafkaShell":
         return self

@@ -6,6 +6,8 @@ first segment) and a snapshot touching every part of the image."""
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from conftest import need_kafka
@@ -14,7 +16,7 @@ from kafka_meta_proto import cli, message_class
 from kafka_meta_proto.kraft import encode_record_value
 from kafka_meta_proto.log.snapshot_writer import write_snapshot
 from kafka_meta_proto.uuid import Uuid
-from kafka_shell import LOCAL, PROVENANCE, compare_shells, reason
+from kafka_shell import LOCAL, PROVENANCE, KafkaShell, compare_shells, reason
 
 NEWEST = [r for r in RELEASES if r >= "4"][-1]
 M = message_class
@@ -119,3 +121,20 @@ def test_on_a_snapshot_of_every_part_of_the_image(tmp_path):
                      "DelegationTokenDatatokenId=tok1", "time 2025-08-06T10:01:49.633Z[UTC]"):  # fmt: skip
         assert expected in text, expected
 
+
+
+def test_a_start_that_hangs_is_tried_again_then_reported(tmp_path, monkeypatch):
+    # Kafka's shell never gets past "Loading..." on an empty file (nothing is ever applied), the
+    # way it sometimes hangs on a small one: each start is abandoned, and the last one reported.
+    need_kafka(NEWEST)
+    empty = tmp_path / f"{0:020d}.log"
+    empty.touch()
+    monkeypatch.setattr(KafkaShell, "STARTUP_TIMEOUT", 8.0)
+    monkeypatch.setattr(KafkaShell, "STARTS", 2)
+    started = []
+    real_popen = subprocess.Popen
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: started.append(real_popen(*a, **k)) or started[-1])
+    with pytest.raises(TimeoutError, match="did not answer: b'Loading...\\\\n'"):
+        KafkaShell(NEWEST, empty)
+    assert len(started) == 2
+    assert all(process.returncode is not None for process in started)  # none left running
