@@ -41,7 +41,11 @@ if os.environ.get("KAFKA_META_PROTO_NO_EXTENSION", "") in ("", "0"):
     extensions.append(
         Extension(
             "kafka_meta_proto._codec",
-            sources=["src/kafka_meta_proto/_codec.c", "src/kafka_meta_proto/_codec_json.c"],
+            sources=[
+                "src/kafka_meta_proto/_codec.c",
+                "src/kafka_meta_proto/_codec_json.c",
+                "src/kafka_meta_proto/_codec_arrow.c",
+            ],
             depends=["src/kafka_meta_proto/_codec.h"],
             extra_compile_args=["-O3"] if os.name != "nt" else [],
             optional=True,

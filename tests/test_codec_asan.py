@@ -1,6 +1,7 @@
 """The compiled codec under AddressSanitizer: built with -fsanitize=address, then run over the
 golden vectors and the differential fuzz (tools/fuzz.py's corpus and mutations, decode, encode
-and size; JSON forms and text; the pipeline's batch rows over damaged records) in a subprocess with ASan preloaded and Python's allocator off (PYTHONMALLOC=malloc, so
+and size; JSON forms and text; columns packed for Arrow; the pipeline's batch rows over damaged
+records) in a subprocess with ASan preloaded and Python's allocator off (PYTHONMALLOC=malloc, so
 every object is a malloc block ASan watches). Any invalid read or write aborts the run."""
 
 from __future__ import annotations
@@ -43,6 +44,12 @@ for name, version, data in diff.fuzz.read_vectors(diff.fuzz.DEFAULT_VECTORS):
             form = _codec.json_form(msg, version)
             _codec.json_text(form)
             _codec.dict_columns([form, {}], tuple(form) + ("absent",))
+            values = list(form.values()) + [None]
+            for kind in ("b", "q", "s", "[i", "[s"):  # (mostly declined: the values are of every type)
+                _codec.arrow_buffers(values, kind)
+            _codec.arrow_buffers([str(v) for v in values], "s")
+            _codec.arrow_buffers([v for v in values if v is None or type(v) is int], "q")
+            _codec.arrow_buffers([v for v in values if v is None or type(v) is list and all(type(e) is int for e in v)], "[q")
         vectors += 1
 fuzzed = diff.run(int(sys.argv[3]), seed=23, quiet=True)
 res.add(fuzzed)

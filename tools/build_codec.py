@@ -19,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "kafka_meta_proto"
-SOURCES = [PACKAGE / "_codec.c", PACKAGE / "_codec_json.c"]  # one extension; _codec.h between them
+SOURCES = [PACKAGE / "_codec.c", PACKAGE / "_codec_json.c", PACKAGE / "_codec_arrow.c"]  # one extension; _codec.h between them
 
 
 def target_name() -> str:

@@ -2123,6 +2123,8 @@ static PyMethodDef codec_methods[] = {
      "walk_batches(decoder's cache..., buffer, pos, end, crc32c, ...) -> (position, payload characters waiting)."},
     {"dict_columns", (PyCFunction)(void (*)(void))codec_dict_columns, METH_FASTCALL,
      "dict_columns(dicts, keys) -> [[d.get(key) for d in dicts] for key in keys]."},
+    {"arrow_buffers", (PyCFunction)(void (*)(void))codec_arrow_buffers, METH_FASTCALL,
+     "arrow_buffers(values, kind) -> the buffers of an Arrow array of the list, or None where it declines."},
     {"json_form_alone", (PyCFunction)(void (*)(void))codec_json_form_alone, METH_FASTCALL,
      "json_form_alone(message, version) -> the compiled JSON form, or None where it declines."},
     {"json_text_alone", codec_json_text_alone, METH_O,

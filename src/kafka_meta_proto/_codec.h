@@ -1,5 +1,5 @@
-/* What the compiled codec's two parts share: _codec.c (the wire codec, the module) and
- * _codec_json.c (Kafka's JSON form and JSON text). */
+/* What the compiled codec's parts share: _codec.c (the wire codec, the module), _codec_json.c
+ * (Kafka's JSON form and JSON text) and _codec_arrow.c (Python lists into Arrow's buffers). */
 #ifndef KAFKA_META_PROTO_CODEC_H
 #define KAFKA_META_PROTO_CODEC_H
 
@@ -29,5 +29,8 @@ PyObject *codec_dict_columns(PyObject *module, PyObject *const *args, Py_ssize_t
 PyObject *codec_record_row(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *record_row_of(PyObject *value, PyObject *classes, PyObject *names);
 int codec_json_ready(void);
+
+/* _codec_arrow.c */
+PyObject *codec_arrow_buffers(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

@@ -20,7 +20,9 @@ PURE_PYTHON_ENV = "KAFKA_META_PROTO_PURE_PYTHON"
 _native: Any = None
 _why_pure = ""
 # The JSON text the package writes for a JSON form: UTF-8 as it is, no spaces.
-_python_json_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+_python_json_text = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), check_circular=False
+).encode
 if os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0"):
     _why_pure = f"{PURE_PYTHON_ENV} is set"
 else:
@@ -121,6 +123,19 @@ def dict_columns(dicts: list[dict[str, Any]], keys: tuple[str, ...]) -> list[lis
         columns: list[list[Any]] = _native.dict_columns(dicts, keys)
         return columns
     return [[d.get(key) for d in dicts] for key in keys]
+
+
+def arrow_buffers(values: list[Any], kind: str) -> tuple[Any, ...] | None:
+    """The buffers of an Arrow array of ``values``: kind ``b``, ``h``, ``i``, ``q`` (ints of 1,
+    2, 4, 8 bytes) gives (validity bitmap or None, little-endian values); ``s`` (strs) gives
+    (validity or None, int32 offsets, UTF-8); ``[`` then one of those (lists of them) gives
+    (validity or None, int32 offsets, the elements' buffers). None where it declines (a value
+    of another type or out of range, a null element, over 2 GiB) and under pure Python: pyarrow
+    converts those lists (pipeline/arrays.py)."""
+    if _native is None:
+        return None
+    buffers: tuple[Any, ...] | None = _native.arrow_buffers(values, kind)
+    return buffers
 
 
 def compiled_batch_walk() -> Any:

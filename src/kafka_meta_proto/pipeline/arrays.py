@@ -3,16 +3,48 @@
 from __future__ import annotations
 
 import array
+import sys
 
 import pyarrow as pa
 
-# Integer columns go to Arrow through array.array: pa.array checks each Python int for being
-# an Arrow scalar first, which made it ten times slower on large values (offsets, timestamps).
+from ..codec import arrow_buffers
+
+# pa.array looks at each Python object (an int is first checked for being an Arrow scalar, which
+# made it ten times slower on large values such as offsets). The compiled codec packs integer and
+# string columns into Arrow's buffers itself; without it, integer columns go through array.array.
 _INT_CODES = {pa.int64(): "q", pa.int32(): "i", pa.int16(): "h", pa.int8(): "b"}
+_SCALARS = {**_INT_CODES, pa.string(): "s"}
+_KINDS = (
+    {**_SCALARS, **{pa.list_(t): "[" + k for t, k in _SCALARS.items()}}
+    if sys.byteorder == "little"
+    else {}
+)
+
+
+def _from_buffers(pa_type: pa.DataType, length: int, buffers: tuple) -> pa.Array:
+    """The array of arrow_buffers' answer; a list's elements are its last buffer, nested."""
+    if pa.types.is_list(pa_type):
+        validity, offsets, nested = buffers
+        count = int.from_bytes(offsets[-4:], "little")  # the last offset
+        elements = _from_buffers(pa_type.value_type, count, nested)
+        return pa.Array.from_buffers(
+            pa_type, length, _wrap((validity, offsets)), children=[elements]
+        )
+    return pa.Array.from_buffers(pa_type, length, _wrap(buffers))
+
+
+def _wrap(buffers: tuple) -> list:
+    return [None if b is None else pa.py_buffer(b) for b in buffers]
 
 
 def arrow_array(values: list, pa_type: pa.DataType) -> pa.Array:
-    """``pa.array(values, pa_type)``, through array.array for an integer column without nulls."""
+    """``pa.array(values, pa_type)`` for a list of ints, strs and Nones, without pyarrow's look
+    at each value where that can be done."""
+    kind = _KINDS.get(pa_type)
+    if kind is not None:
+        buffers = arrow_buffers(values, kind)
+        if buffers is not None:
+            return _from_buffers(pa_type, len(values), buffers)
     code = _INT_CODES.get(pa_type)
     if code is not None:
         try:
