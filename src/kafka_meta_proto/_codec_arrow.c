@@ -85,47 +85,70 @@ fail:
     return NULL;
 }
 
-/* (validity or None, int32 offsets, UTF-8 data) of a list of strs and Nones: Arrow's string. */
+/* The size of a list's item i (not None) where an Arrow column of variable width holds it, or
+ * -1 to decline (no error set). */
+typedef Py_ssize_t (*Measure)(PyObject *item, Py_ssize_t i, void *state);
+
+/* Arrow's int32 offsets of a list of items and Nones (n + 1 of them, from 0; a null adds
+ * nothing), the nulls marked in `validity`; NULL where `measure` declines or past 2 GiB. */
 static PyObject *
-string_buffers(PyObject *list)
+offsets_of(PyObject *list, Measure measure, void *state, Validity *validity)
 {
     Py_ssize_t n = PyList_GET_SIZE(list);
     if (n >= INT32_MAX)
         return NULL;
     PyObject *offsets = PyBytes_FromStringAndSize(NULL, (n + 1) * 4);
-    const char **starts = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(char *));
-    Validity validity = {NULL, n};
-    PyObject *data = NULL, *result = NULL;
-    if (offsets == NULL || starts == NULL)
-        goto done;
-    /* first the offsets, and where each string's UTF-8 is; then one copy of each */
+    if (offsets == NULL)
+        return NULL;
     int32_t *ends = (int32_t *)PyBytes_AS_STRING(offsets);
     int64_t total = 0;
     ends[0] = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *v = PyList_GET_ITEM(list, i);
         Py_ssize_t size = 0;
-        starts[i] = NULL;
-        if (v == Py_None) {
-            if (mark_null(&validity, i) < 0)
-                goto done;
-        } else if (PyUnicode_CheckExact(v) && PyUnicode_IS_COMPACT_ASCII(v)) {
-            starts[i] = (const char *)(((PyASCIIObject *)v) + 1);
-            size = PyUnicode_GET_LENGTH(v);
-        } else if (PyUnicode_CheckExact(v)) {
-            if ((starts[i] = PyUnicode_AsUTF8AndSize(v, &size)) == NULL) { /* a lone surrogate */
-                PyErr_Clear();
-                goto done;
-            }
-        } else {
-            goto done;
-        }
+        if (v == Py_None ? mark_null(validity, i) < 0 : (size = measure(v, i, state)) < 0)
+            goto fail;
         total += size;
-        if (total > INT32_MAX) /* Arrow's string holds 2 GiB: a larger column is pyarrow's to split */
-            goto done;
+        if (total >= INT32_MAX) /* Arrow's column holds 2 GiB: a larger one is pyarrow's to split */
+            goto fail;
         ends[i + 1] = (int32_t)total;
     }
-    if ((data = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total)) == NULL)
+    return offsets;
+fail:
+    Py_DECREF(offsets);
+    return NULL;
+}
+
+/* A str's UTF-8 size, its start noted in the state (an array of n pointers). */
+static Py_ssize_t
+measure_text(PyObject *v, Py_ssize_t i, void *state)
+{
+    const char **starts = state;
+    Py_ssize_t size;
+    if (PyUnicode_CheckExact(v) && PyUnicode_IS_COMPACT_ASCII(v)) {
+        starts[i] = (const char *)(((PyASCIIObject *)v) + 1);
+        return PyUnicode_GET_LENGTH(v);
+    }
+    if (!PyUnicode_CheckExact(v) || (starts[i] = PyUnicode_AsUTF8AndSize(v, &size)) == NULL) {
+        PyErr_Clear(); /* (a lone surrogate is not UTF-8) */
+        return -1;
+    }
+    return size;
+}
+
+/* (validity or None, int32 offsets, UTF-8 data) of a list of strs and Nones: Arrow's string. */
+static PyObject *
+string_buffers(PyObject *list)
+{
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    const char **starts = PyMem_Calloc((size_t)(n ? n : 1), sizeof(char *));
+    Validity validity = {NULL, n};
+    PyObject *offsets = NULL, *data = NULL, *result = NULL;
+    /* first the offsets, and where each string's UTF-8 is; then one copy of each */
+    if (starts == NULL || (offsets = offsets_of(list, measure_text, starts, &validity)) == NULL)
+        goto done;
+    const int32_t *ends = (const int32_t *)PyBytes_AS_STRING(offsets);
+    if ((data = PyBytes_FromStringAndSize(NULL, ends[n])) == NULL)
         goto done;
     char *out = PyBytes_AS_STRING(data);
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -144,37 +167,25 @@ done:
 
 static PyObject *buffers_of(PyObject *list, const char *kind);
 
+/* A list's or tuple's length. */
+static Py_ssize_t
+measure_sequence(PyObject *v, Py_ssize_t i, void *state)
+{
+    return PyList_CheckExact(v) || PyTuple_CheckExact(v) ? PySequence_Fast_GET_SIZE(v) : -1;
+}
+
 /* (validity or None, int32 offsets, the elements' buffers) of a list of lists and Nones:
  * Arrow's list, its elements (of `element` kind, no nulls among them) as one flat column. */
 static PyObject *
 list_buffers(PyObject *list, const char *element)
 {
     Py_ssize_t n = PyList_GET_SIZE(list);
-    if (n >= INT32_MAX)
-        return NULL;
-    PyObject *offsets = PyBytes_FromStringAndSize(NULL, (n + 1) * 4);
     Validity validity = {NULL, n};
-    PyObject *flat = NULL, *elements = NULL, *result = NULL;
-    if (offsets == NULL)
+    PyObject *offsets = NULL, *flat = NULL, *elements = NULL, *result = NULL;
+    if ((offsets = offsets_of(list, measure_sequence, NULL, &validity)) == NULL)
         goto done;
-    int32_t *ends = (int32_t *)PyBytes_AS_STRING(offsets);
-    int64_t total = 0;
-    ends[0] = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *v = PyList_GET_ITEM(list, i);
-        if (v == Py_None) {
-            if (mark_null(&validity, i) < 0)
-                goto done;
-        } else if (PyList_CheckExact(v) || PyTuple_CheckExact(v)) {
-            total += PySequence_Fast_GET_SIZE(v);
-            if (total >= INT32_MAX)
-                goto done;
-        } else {
-            goto done;
-        }
-        ends[i + 1] = (int32_t)total;
-    }
-    if ((flat = PyList_New((Py_ssize_t)total)) == NULL)
+    Py_ssize_t total = ((const int32_t *)PyBytes_AS_STRING(offsets))[n];
+    if ((flat = PyList_New(total)) == NULL)
         goto done;
     for (Py_ssize_t i = 0, k = 0; i < n; i++) {
         PyObject *v = PyList_GET_ITEM(list, i);
