@@ -706,24 +706,6 @@ uvarint_size(uint64_t v)
     return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
 }
 
-/* An int held in one digit, read in place (most of a message's integers): 1, or 0 for another. */
-static inline int
-small_int(PyObject *v, long long *x)
-{
-#if PY_VERSION_HEX >= 0x030C0000
-    if (!PyUnstable_Long_IsCompact((PyLongObject *)v))
-        return 0;
-    *x = (long long)PyUnstable_Long_CompactValue((PyLongObject *)v);
-    return 1;
-#else
-    Py_ssize_t size = Py_SIZE(v);
-    if (size < -1 || size > 1)
-        return 0;
-    *x = size * (long long)((PyLongObject *)v)->ob_digit[0];
-    return 1;
-#endif
-}
-
 /* A value the Python writer packs with struct code `kind`, as an unsigned 64-bit pattern. */
 static inline int
 fixed_bits(char kind, PyObject *v, uint64_t *bits)

@@ -9,6 +9,25 @@
 /* An object's attribute held in its slot at byte offset `off` (a borrowed reference, or NULL). */
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
 
+/* An exact int held in one digit, read in place (most integers a message or a row holds): 1, or
+ * 0 for another (then PyLong_AsLongLongAndOverflow). */
+static inline int
+small_int(PyObject *v, long long *x)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    if (!PyUnstable_Long_IsCompact((PyLongObject *)v))
+        return 0;
+    *x = (long long)PyUnstable_Long_CompactValue((PyLongObject *)v);
+    return 1;
+#else
+    Py_ssize_t size = Py_SIZE(v);
+    if (size < -1 || size > 1)
+        return 0;
+    *x = size * (long long)((PyLongObject *)v)->ob_digit[0];
+    return 1;
+#endif
+}
+
 /* Set by setup(): the Uuid class and where its 16 bytes are held. */
 extern PyTypeObject *UuidType;
 extern Py_ssize_t uuid_bytes_offset;

@@ -33,11 +33,14 @@ int_value(PyObject *v, long long low, long long high, long long *out)
 {
     if (!PyLong_CheckExact(v))
         return -1;
-    int overflow;
-    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
-    if (overflow || (x == -1 && PyErr_Occurred())) {
-        PyErr_Clear();
-        return -1;
+    long long x;
+    if (!small_int(v, &x)) {
+        int overflow;
+        x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (overflow || (x == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return -1;
+        }
     }
     if (x < low || x > high)
         return -1;
@@ -223,7 +226,7 @@ buffers_of(PyObject *list, const char *kind)
         return int_buffers(list, 8);
     if (strcmp(kind, "s") == 0)
         return string_buffers(list);
-    if (kind[0] == '[' && kind[1] != '[' && kind[1] != '\0')
+    if (kind[0] == '[') /* (the kind was checked: one '[' and an element kind) */
         return list_buffers(list, kind + 1);
     return NULL;
 }

@@ -529,12 +529,15 @@ text_value(Text *t, PyObject *v, int depth)
     if (PyUnicode_CheckExact(v))
         return text_string(t, v);
     if (PyLong_CheckExact(v)) {
-        int overflow;
-        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
-        if (overflow)
-            return text_repr(t, v);
-        if (x == -1 && PyErr_Occurred())
-            return -1;
+        long long x;
+        if (!small_int(v, &x)) {
+            int overflow;
+            x = PyLong_AsLongLongAndOverflow(v, &overflow);
+            if (overflow)
+                return text_repr(t, v);
+            if (x == -1 && PyErr_Occurred())
+                return -1;
+        }
         /* digits written backwards (snprintf's format parsing cost a twentieth of the pipeline) */
         char digits[24], *end = digits + sizeof digits, *p = end;
         unsigned long long u = x < 0 ? 0ULL - (unsigned long long)x : (unsigned long long)x;
