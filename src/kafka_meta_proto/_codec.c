@@ -39,6 +39,7 @@ typedef struct {
     char compact;
     char nullable;
     char tagged;
+    char width;          /* fixed-width kinds: their byte count, else 0 */
     uint32_t tag;
     LayoutObject *child; /* structs and arrays of structs (borrowed from LayoutObject.children) */
     PyObject *dflt;      /* tagged fields: the default (a type: call it for a fresh value) */
@@ -58,6 +59,7 @@ struct LayoutObject {
     PyTypeObject *cls;
     int flexible;
     Py_ssize_t nsteps, ntagged, nabsent;
+    Py_ssize_t fixed_size; /* the steps of fixed width together: what any value of them takes */
     Field *steps;
     Field *tagged;       /* by tag */
     Absent *absent;
@@ -96,6 +98,7 @@ slot_offset(PyTypeObject *cls, PyObject *name)
 }
 
 static LayoutObject *compile_program(PyObject *program);
+static int fixed_width(char kind);
 
 static int
 parse_kind(PyObject *kind, Field *f)
@@ -111,6 +114,7 @@ parse_kind(PyObject *kind, Field *f)
     }
     f->kind = k[0];
     f->elem = n == 2 ? k[1] : 0;
+    f->width = (char)fixed_width(f->kind);
     return 0;
 }
 
@@ -201,6 +205,7 @@ compile_program(PyObject *program)
     L->children = PyList_New(0);
     L->fallback = Py_NewRef(Py_None);
     L->unknown_offset = -1;
+    L->fixed_size = 0;
     if (L->steps == NULL || L->tagged == NULL || L->absent == NULL || L->children == NULL) {
         Py_DECREF(L);
         if (!PyErr_Occurred())
@@ -211,6 +216,7 @@ compile_program(PyObject *program)
         PyObject *s = PyTuple_GET_ITEM(steps, i);
         if (check_tuple(s, 5, "step") < 0 || compile_field(L, &PyTuple_GET_ITEM(s, 0), &L->steps[i]) < 0)
             goto fail;
+        L->fixed_size += L->steps[i].width;
     }
     for (Py_ssize_t i = 0; i < L->ntagged; i++) {
         PyObject *s = PyTuple_GET_ITEM(tagged, i);
@@ -760,6 +766,32 @@ fixed_bits(char kind, PyObject *v, uint64_t *bits)
     return 0;
 }
 
+/* 1 when v is an exact int in the range of integer kind `kind`, told without a call (most values a
+ * sizer checks); 0 when fixed_bits must decide. */
+static inline int
+plain_int(char kind, PyObject *v)
+{
+    long long x;
+    if (!Py_IS_TYPE(v, &PyLong_Type) || !small_int(v, &x))
+        return 0;
+    switch (kind) {
+    case 'i': case 'q': return 1; /* one digit holds under 31 bits */
+    case 'I': return x >= 0;
+    case 'h': return x >= -32768 && x <= 32767;
+    case 'H': return x >= 0 && x <= 0xFFFF;
+    case 'b': return x >= -128 && x <= 127;
+    }
+    return 0;
+}
+
+/* v fits fixed-width kind `kind` (the check fixed_bits makes, the common case first). */
+static inline int
+check_fixed(char kind, PyObject *v)
+{
+    uint64_t bits;
+    return plain_int(kind, v) ? 0 : fixed_bits(kind, v, &bits);
+}
+
 /* The bytes of a bytes-like value whose len() is its byte count (what the writer prefixes). */
 static inline int
 byte_view(PyObject *v, const char **data, Py_ssize_t *n)
@@ -871,12 +903,16 @@ measure_value(const Field *f, PyObject *v, Py_ssize_t *size)
             return -1;
         char e = f->elem;
         int width = fixed_width(e);
+        if (width) {
+            for (Py_ssize_t i = 0; i < count; i++)
+                if (check_fixed(e, items[i]) < 0)
+                    return -1;
+            *size += (Py_ssize_t)width * count;
+            return 0;
+        }
         for (Py_ssize_t i = 0; i < count; i++) {
             PyObject *item = items[i];
-            if (width) {
-                if (fixed_bits(e, item, &bits) < 0)
-                    return -1;
-            } else if (e == 'S') {
+            if (e == 'S') {
                 if (Py_TYPE(item) != f->child->cls || measure_struct(f->child, item, size) < 0)
                     return -1;
             } else {
@@ -887,7 +923,6 @@ measure_value(const Field *f, PyObject *v, Py_ssize_t *size)
                     return -1;
             }
         }
-        *size += (Py_ssize_t)width * count;
         return 0;
     }
     default:
@@ -915,9 +950,14 @@ unknown_item(PyObject *item, uint32_t *tag, const char **data, Py_ssize_t *n)
 }
 
 /* The unknown tagged fields as the writer takes them: a tuple or list of (tag, bytes). */
-static int
+static inline int
 unknown_fields(PyObject *unknown, PyObject ***items, Py_ssize_t *count)
 {
+    if (unknown == empty_tuple) { /* what the reader and the constructors leave */
+        *items = NULL;
+        *count = 0;
+        return 0;
+    }
     if (unknown == NULL)
         return -1;
     if (!PyTuple_CheckExact(unknown) && !PyList_CheckExact(unknown)) {
@@ -931,6 +971,18 @@ unknown_fields(PyObject *unknown, PyObject ***items, Py_ssize_t *count)
     *items = PySequence_Fast_ITEMS(unknown);
     *count = PySequence_Fast_GET_SIZE(unknown);
     return 0;
+}
+
+/* What most strings of a flexible version take, told without a call: an ASCII string under 127
+ * bytes, or null, after its one-byte length; 0 for any other value (measure_value sizes it). */
+static inline Py_ssize_t
+short_text_size(const Field *f, PyObject *v)
+{
+    if (f->kind != 's' || !f->compact)
+        return 0;
+    if (PyUnicode_CheckExact(v) && PyUnicode_IS_COMPACT_ASCII(v) && PyUnicode_GET_LENGTH(v) < 127)
+        return 1 + PyUnicode_GET_LENGTH(v);
+    return v == Py_None && f->nullable;
 }
 
 static int
@@ -948,11 +1000,29 @@ measure_struct(LayoutObject *L, PyObject *o, Py_ssize_t *size)
         return -1;
     if (!L->flexible && nunknown)
         return -1;
-    for (Py_ssize_t i = 0; i < L->nsteps; i++)
-        if (measure_value(&L->steps[i], SLOT(o, L->steps[i].offset), size) < 0)
+    *size += L->fixed_size;
+    for (Py_ssize_t i = 0; i < L->nsteps; i++) {
+        const Field *f = &L->steps[i];
+        PyObject *v = SLOT(o, f->offset);
+        if (v == NULL)
             return -1;
+        if (f->width) {
+            if (check_fixed(f->kind, v) < 0)
+                return -1;
+        } else {
+            Py_ssize_t n = short_text_size(f, v);
+            if (n > 0)
+                *size += n;
+            else if (measure_value(f, v, size) < 0)
+                return -1;
+        }
+    }
     if (!L->flexible)
         return 0;
+    if (L->ntagged == 0 && nunknown == 0) {
+        *size += 1; /* the empty tagged section */
+        return 0;
+    }
     Py_ssize_t count = nunknown;
     for (Py_ssize_t i = 0; i < L->ntagged; i++) {
         const Field *f = &L->tagged[i];
