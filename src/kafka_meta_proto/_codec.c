@@ -44,6 +44,8 @@ typedef struct {
     LayoutObject *child; /* structs and arrays of structs (borrowed from LayoutObject.children) */
     PyObject *dflt;      /* tagged fields: the default (a type: call it for a fresh value) */
     PyObject *cmp;       /* tagged fields with a struct default: an instance to compare with */
+    const Py_ssize_t *cmp_slots; /* and its fields' slots, to compare field by field (or NULL) */
+    Py_ssize_t ncmp;
 } Field;
 
 typedef struct {
@@ -51,6 +53,8 @@ typedef struct {
     PyObject *value;     /* a type: call it for a fresh value */
     char checked;        /* encoding refuses another value */
     PyObject *cmp;       /* a struct default: an instance to compare with */
+    const Py_ssize_t *cmp_slots; /* as in Field */
+    Py_ssize_t ncmp;
 } Absent;
 
 struct LayoutObject {
@@ -145,11 +149,46 @@ compile_field(LayoutObject *L, PyObject *const *items, Field *f)
     return 0;
 }
 
-/* For a default that is a struct class: one instance to compare values with (kept by L). */
+/* The slots of the fields of `instance`, a struct default, in field order, as a bytes object of
+ * offsets; None where the generated writer compares the whole struct instead of field by field
+ * (a field holding a float or another struct: see codegen/values.py, differs). */
+static PyObject *
+field_slots(PyObject *instance)
+{
+    PyObject *dataclasses = PyImport_ImportModule("dataclasses");
+    PyObject *fields = dataclasses ? PyObject_CallMethod(dataclasses, "fields", "O", instance) : NULL;
+    Py_XDECREF(dataclasses);
+    if (fields == NULL || !PyTuple_Check(fields)) {
+        Py_XDECREF(fields);
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(fields);
+    PyObject *slots = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(Py_ssize_t));
+    for (Py_ssize_t i = 0; slots != NULL && i < n; i++) {
+        PyObject *name = PyObject_GetAttrString(PyTuple_GET_ITEM(fields, i), "name");
+        Py_ssize_t off = name != NULL ? slot_offset(Py_TYPE(instance), name) : -1;
+        Py_XDECREF(name);
+        PyObject *value = off >= 0 ? SLOT(instance, off) : NULL;
+        if (value == NULL || PyFloat_Check(value) || PyObject_HasAttrString((PyObject *)Py_TYPE(value), "__dataclass_fields__")) {
+            PyErr_Clear();
+            Py_SETREF(slots, Py_NewRef(Py_None));
+            break;
+        }
+        ((Py_ssize_t *)PyBytes_AS_STRING(slots))[i] = off;
+    }
+    Py_DECREF(fields);
+    return slots;
+}
+
+/* For a default that is a struct class: one instance to compare values with, and the slots to
+ * compare (both kept by L). */
 static int
-comparison_default(LayoutObject *L, PyObject *dflt, PyObject **cmp)
+comparison_default(LayoutObject *L, PyObject *dflt, PyObject **cmp, const Py_ssize_t **cmp_slots, Py_ssize_t *ncmp)
 {
     *cmp = NULL;
+    *cmp_slots = NULL;
+    *ncmp = 0;
     if (!PyType_Check(dflt) || dflt == (PyObject *)&PyList_Type)
         return 0;
     PyObject *instance = PyObject_CallNoArgs(dflt);
@@ -158,7 +197,17 @@ comparison_default(LayoutObject *L, PyObject *dflt, PyObject **cmp)
     int r = PyList_Append(L->children, instance);
     Py_DECREF(instance);
     *cmp = instance;
-    return r;
+    PyObject *slots = r < 0 ? NULL : field_slots(instance);
+    if (slots == NULL || PyList_Append(L->children, slots) < 0) {
+        Py_XDECREF(slots);
+        return -1;
+    }
+    Py_DECREF(slots);
+    if (slots != Py_None) {
+        *cmp_slots = (const Py_ssize_t *)PyBytes_AS_STRING(slots);
+        *ncmp = PyBytes_GET_SIZE(slots) / (Py_ssize_t)sizeof(Py_ssize_t);
+    }
+    return 0;
 }
 
 static int
@@ -233,7 +282,7 @@ compile_program(PyObject *program)
         f->tag = (uint32_t)tag;
         f->tagged = 1;
         f->dflt = PyTuple_GET_ITEM(s, 6); /* borrowed: the program holds it */
-        if (comparison_default(L, f->dflt, &f->cmp) < 0)
+        if (comparison_default(L, f->dflt, &f->cmp, &f->cmp_slots, &f->ncmp) < 0)
             goto fail;
     }
     for (Py_ssize_t i = 0; i < L->nabsent; i++) {
@@ -245,7 +294,7 @@ compile_program(PyObject *program)
             goto fail;
         L->absent[i].value = PyTuple_GET_ITEM(s, 1);
         L->absent[i].checked = (char)PyObject_IsTrue(PyTuple_GET_ITEM(s, 2));
-        if (comparison_default(L, L->absent[i].value, &L->absent[i].cmp) < 0)
+        if (comparison_default(L, L->absent[i].value, &L->absent[i].cmp, &L->absent[i].cmp_slots, &L->absent[i].ncmp) < 0)
             goto fail;
     }
     {
@@ -834,9 +883,28 @@ text_view(PyObject *v, const char **data, Py_ssize_t *n)
     return *data != NULL && *n <= 0x7FFF ? 0 : -1;
 }
 
-/* v differs from the default (it is then written, or refused where the field is absent). */
+/* a != b as Python evaluates it, the common cases without a call (-1: decline). */
 static int
-differs(PyObject *v, PyObject *dflt, PyObject *cmp)
+not_equal(PyObject *a, PyObject *b)
+{
+    long long x, y;
+    if (a == b && (PyLong_CheckExact(a) || PyUnicode_CheckExact(a) || a == Py_None || a == empty_tuple))
+        return 0;
+    if (PyLong_CheckExact(a) && PyLong_CheckExact(b) && small_int(a, &x) && small_int(b, &y))
+        return x != y;
+    PyObject *r = PyObject_RichCompare(a, b, Py_NE);
+    if (r == NULL)
+        return -1;
+    int t = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    return t;
+}
+
+/* v differs from the default (it is then written, or refused where the field is absent). A
+ * struct default is compared as the generated writer compares it: the class, then each field in
+ * order until one differs, instead of the dataclass __eq__ (two tuples and Python code). */
+static int
+differs(PyObject *v, PyObject *dflt, PyObject *cmp, const Py_ssize_t *cmp_slots, Py_ssize_t ncmp)
 {
     if (v == dflt)
         return 0;
@@ -844,7 +912,17 @@ differs(PyObject *v, PyObject *dflt, PyObject *cmp)
         return 1;
     if (dflt == (PyObject *)&PyList_Type)
         return !(PyList_CheckExact(v) && PyList_GET_SIZE(v) == 0);
-    return PyObject_RichCompareBool(v, cmp != NULL ? cmp : dflt, Py_NE); /* -1: decline */
+    if (cmp_slots == NULL)
+        return PyObject_RichCompareBool(v, cmp != NULL ? cmp : dflt, Py_NE); /* -1: decline */
+    if (Py_TYPE(v) != Py_TYPE(cmp))
+        return 1;
+    for (Py_ssize_t i = 0; i < ncmp; i++) {
+        PyObject *a = SLOT(v, cmp_slots[i]);
+        int d = a == NULL ? -1 : not_equal(a, SLOT(cmp, cmp_slots[i]));
+        if (d != 0)
+            return d;
+    }
+    return 0;
 }
 
 static int measure_struct(LayoutObject *L, PyObject *o, Py_ssize_t *size);
@@ -991,7 +1069,7 @@ measure_struct(LayoutObject *L, PyObject *o, Py_ssize_t *size)
     for (Py_ssize_t i = 0; i < L->nabsent; i++) {
         const Absent *a = &L->absent[i];
         PyObject *v = SLOT(o, a->offset);
-        if (v == NULL || (a->checked && differs(v, a->value, a->cmp) != 0))
+        if (v == NULL || (a->checked && differs(v, a->value, a->cmp, a->cmp_slots, a->ncmp) != 0))
             return -1;
     }
     PyObject **unknown;
@@ -1029,7 +1107,7 @@ measure_struct(LayoutObject *L, PyObject *o, Py_ssize_t *size)
         PyObject *v = SLOT(o, f->offset);
         if (v == NULL)
             return -1;
-        int d = differs(v, f->dflt, f->cmp);
+        int d = differs(v, f->dflt, f->cmp, f->cmp_slots, f->ncmp);
         if (d < 0)
             return -1;
         if (d) {
@@ -1194,7 +1272,8 @@ write_tagged(LayoutObject *L, PyObject *o, PyObject **unknown, Py_ssize_t nunkno
     if (known == NULL || (nunknown && (order == NULL || tags == NULL)))
         goto done;
     for (Py_ssize_t i = 0; i < L->ntagged; i++) {
-        int d = differs(SLOT(o, L->tagged[i].offset), L->tagged[i].dflt, L->tagged[i].cmp);
+        int d = differs(SLOT(o, L->tagged[i].offset), L->tagged[i].dflt, L->tagged[i].cmp, L->tagged[i].cmp_slots,
+                        L->tagged[i].ncmp);
         if (d < 0)
             goto done;
         known[i] = (char)d;
