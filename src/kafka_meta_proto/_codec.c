@@ -467,6 +467,37 @@ fixed_value(char kind, const unsigned char *p)
 }
 
 /* A string or bytes value after its length n; kind s, y or z. */
+/* memoryview(buf)[p:p+n], as the Python reader makes it: a view sharing the input's buffer
+ * export. Made as memoryview slicing makes one (CPython's mbuf_add_view: a copy of the whole
+ * view's fields, sharing its managed buffer, then narrowed), without a slice object or the
+ * general shape and flag computations for each field; a one-dimensional byte view stays one. */
+static PyObject *
+slice_view(Input *in, Py_ssize_t p, Py_ssize_t n)
+{
+    if (in->view == NULL && (in->view = PyMemoryView_FromObject(in->bytes)) == NULL)
+        return NULL;
+    PyMemoryViewObject *whole = (PyMemoryViewObject *)in->view;
+    PyMemoryViewObject *v = PyObject_GC_NewVar(PyMemoryViewObject, &PyMemoryView_Type, 3);
+    if (v == NULL)
+        return NULL;
+    v->mbuf = (_PyManagedBufferObject *)Py_NewRef(whole->mbuf);
+    whole->mbuf->exports++;
+    v->hash = -1;
+    v->flags = whole->flags;
+    v->exports = 0;
+    v->view = whole->view; /* obj is not a new reference: the managed buffer holds the input */
+    v->view.buf = (char *)whole->view.buf + p;
+    v->view.len = n;
+    v->view.shape = v->ob_array;
+    v->view.strides = v->ob_array + 1;
+    v->view.suboffsets = NULL;
+    v->ob_array[0] = n;
+    v->ob_array[1] = 1;
+    v->weakreflist = NULL;
+    PyObject_GC_Track(v);
+    return (PyObject *)v;
+}
+
 static PyObject *
 read_text(Input *in, Py_ssize_t *pos, int64_t n, char kind)
 {
@@ -482,19 +513,9 @@ read_text(Input *in, Py_ssize_t *pos, int64_t n, char kind)
         return s;
     }
     if (kind == 'z') {
-        /* memoryview(buf)[p:p+n], as the Python reader makes it: a view sharing the input's
-           buffer export, narrowed to the slice (what memoryview slicing does, without building
-           a slice object for every field) */
-        if (in->view == NULL && (in->view = PyMemoryView_FromObject(in->bytes)) == NULL)
-            return NULL;
-        PyObject *v = PyMemoryView_FromObject(in->view);
-        if (v == NULL)
-            return NULL;
-        Py_buffer *b = PyMemoryView_GET_BUFFER(v);
-        b->buf = (char *)b->buf + p;
-        b->len = (Py_ssize_t)n;
-        b->shape[0] = (Py_ssize_t)n;
-        *pos = p + (Py_ssize_t)n;
+        PyObject *v = slice_view(in, p, (Py_ssize_t)n);
+        if (v != NULL)
+            *pos = p + (Py_ssize_t)n;
         return v;
     }
     PyObject *b = PyBytes_FromStringAndSize((const char *)in->buf + p, (Py_ssize_t)n);
@@ -670,10 +691,18 @@ read_struct(Input *in, LayoutObject *L, Py_ssize_t *pos)
         SLOT(o, L->tagged[i].offset) = v;
     }
     for (Py_ssize_t i = 0; i < L->nsteps; i++) {
-        PyObject *v = read_field(in, &L->steps[i], pos);
+        const Field *f = &L->steps[i];
+        PyObject *v;
+        if (f->width) { /* most fields: no call */
+            if (f->width > in->len - *pos)
+                goto fail;
+            v = fixed_value(f->kind, in->buf + *pos);
+            *pos += f->width;
+        } else
+            v = read_field(in, f, pos);
         if (v == NULL)
             goto fail;
-        SLOT(o, L->steps[i].offset) = v;
+        SLOT(o, f->offset) = v;
     }
     SLOT(o, L->unknown_offset) = Py_NewRef(empty_tuple);
     if (L->flexible) {
