@@ -64,6 +64,8 @@ struct LayoutObject {
     int flexible;
     Py_ssize_t nsteps, ntagged, nabsent;
     Py_ssize_t fixed_size; /* the steps of fixed width together: what any value of them takes */
+    Py_ssize_t plain_slots; /* > 0: objects of cls are that many slots after the header, made by
+                               new_object (else by tp_alloc) */
     Field *steps;
     Field *tagged;       /* by tag */
     Absent *absent;
@@ -220,6 +222,26 @@ check_tuple(PyObject *t, Py_ssize_t n, const char *what)
     return 0;
 }
 
+/* The slot count of a class whose instances are a header and slots alone (the generated
+ * dataclasses: no __dict__, no weak references, the generic allocator), else 0. */
+static Py_ssize_t
+plain_slots(PyTypeObject *cls)
+{
+    unsigned long managed = 0;
+#ifdef Py_TPFLAGS_MANAGED_DICT
+    managed |= Py_TPFLAGS_MANAGED_DICT;
+#endif
+#ifdef Py_TPFLAGS_MANAGED_WEAKREF
+    managed |= Py_TPFLAGS_MANAGED_WEAKREF;
+#endif
+    Py_ssize_t body = cls->tp_basicsize - (Py_ssize_t)sizeof(PyObject);
+    if (cls->tp_alloc != PyType_GenericAlloc || !PyType_IS_GC(cls) || cls->tp_itemsize != 0 ||
+        cls->tp_dictoffset != 0 || cls->tp_weaklistoffset != 0 || (cls->tp_flags & managed) || body <= 0 ||
+        body % (Py_ssize_t)sizeof(PyObject *) != 0)
+        return 0;
+    return body / (Py_ssize_t)sizeof(PyObject *);
+}
+
 static LayoutObject *
 compile_program(PyObject *program)
 {
@@ -255,6 +277,7 @@ compile_program(PyObject *program)
     L->fallback = Py_NewRef(Py_None);
     L->unknown_offset = -1;
     L->fixed_size = 0;
+    L->plain_slots = plain_slots(L->cls);
     if (L->steps == NULL || L->tagged == NULL || L->absent == NULL || L->children == NULL) {
         Py_DECREF(L);
         if (!PyErr_Occurred())
@@ -672,10 +695,33 @@ fail:
     return -1;
 }
 
+/* A fresh object of L's class, its slots empty. A plain one is tracked by the collector only
+ * once filled (track_object): what tp_alloc does, without its memset call for a few slots. */
+static inline PyObject *
+new_object(LayoutObject *L)
+{
+    if (L->plain_slots == 0)
+        return L->cls->tp_alloc(L->cls, 0);
+    PyObject *o = PyObject_GC_New(PyObject, L->cls);
+    if (o != NULL) {
+        PyObject **slots = (PyObject **)(o + 1);
+        for (Py_ssize_t i = 0; i < L->plain_slots; i++)
+            slots[i] = NULL;
+    }
+    return o;
+}
+
+static inline void
+track_object(LayoutObject *L, PyObject *o)
+{
+    if (L->plain_slots)
+        PyObject_GC_Track(o);
+}
+
 static PyObject *
 read_struct(Input *in, LayoutObject *L, Py_ssize_t *pos)
 {
-    PyObject *o = L->cls->tp_alloc(L->cls, 0);
+    PyObject *o = new_object(L);
     if (o == NULL)
         return NULL;
     for (Py_ssize_t i = 0; i < L->nabsent; i++) {
@@ -713,9 +759,10 @@ read_struct(Input *in, LayoutObject *L, Py_ssize_t *pos)
         else if (read_tagged(in, L, o, pos) < 0)
             goto fail;
     }
+    track_object(L, o);
     return o;
 fail:
-    Py_DECREF(o);
+    Py_DECREF(o); /* subtype_dealloc untracks only a tracked object */
     return NULL;
 }
 
