@@ -968,12 +968,7 @@ not_equal(PyObject *a, PyObject *b)
         return 0;
     if (PyLong_CheckExact(a) && PyLong_CheckExact(b) && small_int(a, &x) && small_int(b, &y))
         return x != y;
-    PyObject *r = PyObject_RichCompare(a, b, Py_NE);
-    if (r == NULL)
-        return -1;
-    int t = PyObject_IsTrue(r);
-    Py_DECREF(r);
-    return t;
+    return python_ne(a, b);
 }
 
 /* v differs from the default (it is then written, or refused where the field is absent). A

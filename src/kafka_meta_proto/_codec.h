@@ -28,6 +28,19 @@ small_int(PyObject *v, long long *x)
 #endif
 }
 
+/* a != b as Python evaluates it (no identity shortcut: a NaN differs from itself); -1 with an
+ * error set. */
+static inline int
+python_ne(PyObject *a, PyObject *b)
+{
+    PyObject *r = PyObject_RichCompare(a, b, Py_NE);
+    if (r == NULL)
+        return -1;
+    int t = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    return t;
+}
+
 /* Set by setup(): the Uuid class and where its 16 bytes are held. */
 extern PyTypeObject *UuidType;
 extern Py_ssize_t uuid_bytes_offset;

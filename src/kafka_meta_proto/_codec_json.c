@@ -289,13 +289,7 @@ differs(PyObject *v, PyObject *dflt)
         return v != Py_None;
     if (PyList_CheckExact(dflt) && PyList_GET_SIZE(dflt) == 0)
         return !PyList_CheckExact(v) || PyList_GET_SIZE(v) != 0;
-    /* not RichCompareBool, whose identity shortcut would differ from Python's != on a NaN */
-    PyObject *r = PyObject_RichCompare(v, dflt, Py_NE);
-    if (r == NULL)
-        return -1;
-    int w = PyObject_IsTrue(r);
-    Py_DECREF(r);
-    return w;
+    return python_ne(v, dflt); /* not RichCompareBool, whose identity shortcut differs on a NaN */
 }
 
 static PyObject *
