@@ -583,6 +583,17 @@ read_array(Input *in, const Field *f, Py_ssize_t *pos, int64_t n)
     return list;
 }
 
+/* A fixed-width field (f->width > 0): most fields, read by read_struct without a call. */
+static inline PyObject *
+read_fixed(const Input *in, const Field *f, Py_ssize_t *pos)
+{
+    if (f->width > in->len - *pos)
+        return NULL;
+    PyObject *v = fixed_value(f->kind, in->buf + *pos);
+    *pos += f->width;
+    return v;
+}
+
 static PyObject *
 read_field(Input *in, const Field *f, Py_ssize_t *pos)
 {
@@ -616,14 +627,8 @@ read_field(Input *in, const Field *f, Py_ssize_t *pos)
                 Py_RETURN_NONE;
         }
         return read_struct(in, f->child, pos);
-    default: {
-        int width = fixed_width(f->kind);
-        if (width == 0 || *pos + width > in->len)
-            return NULL;
-        PyObject *v = fixed_value(f->kind, in->buf + *pos);
-        *pos += width;
-        return v;
-    }
+    default:
+        return f->width ? read_fixed(in, f, pos) : NULL;
     }
 }
 
@@ -738,14 +743,7 @@ read_struct(Input *in, LayoutObject *L, Py_ssize_t *pos)
     }
     for (Py_ssize_t i = 0; i < L->nsteps; i++) {
         const Field *f = &L->steps[i];
-        PyObject *v;
-        if (f->width) { /* most fields: no call */
-            if (f->width > in->len - *pos)
-                goto fail;
-            v = fixed_value(f->kind, in->buf + *pos);
-            *pos += f->width;
-        } else
-            v = read_field(in, f, pos);
+        PyObject *v = f->width ? read_fixed(in, f, pos) : read_field(in, f, pos);
         if (v == NULL)
             goto fail;
         SLOT(o, f->offset) = v;
@@ -1023,7 +1021,7 @@ measure_value(const Field *f, PyObject *v, Py_ssize_t *size)
     if (v == NULL)
         return -1;
     if (v == Py_None && f->kind != '?') {
-        if (!f->nullable || fixed_width(f->kind))
+        if (!f->nullable || f->width)
             return -1;
         *size += (f->compact || f->kind == 'S') ? 1 : f->kind == 's' ? 2 : 4;
         return 0;
@@ -1078,7 +1076,7 @@ measure_value(const Field *f, PyObject *v, Py_ssize_t *size)
     default:
         if (fixed_bits(f->kind, v, &bits) < 0)
             return -1;
-        *size += fixed_width(f->kind);
+        *size += f->width;
         return 0;
     }
 }
