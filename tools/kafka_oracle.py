@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -30,9 +31,15 @@ REQUIRE_ENV = "KAFKA_META_PROTO_REQUIRE_KAFKA"
 JAVA_OPTIONS = ("-Xms64m", "-Xmx512m", "-XX:+UseSerialGC", "-Xshare:auto")
 
 
+# The newest kafka-shell jar Maven Central serves (4.4.0 publishes none): the reference for our
+# metadata shell, in a folder of its own that is not a protocol release line.
+SHELL = "shell-4.3.1"
+
+
 def releases() -> list[str]:
-    """The Kafka releases the project tests against, oldest first (one folder under kafka/ each)."""
-    found = [p.parent.name for p in POMS.glob("*/pom.xml")]
+    """The Kafka release lines the project speaks and tests against, oldest first: the folders
+    under kafka/ named by a version (not tool-only ones such as shell-4.3.1)."""
+    found = [p.parent.name for p in POMS.glob("*/pom.xml") if re.fullmatch(r"[0-9]+(\.[0-9]+)*", p.parent.name)]
     return sorted(found, key=lambda r: tuple(int(x) for x in r.split(".")))
 
 
@@ -51,7 +58,7 @@ def missing(release: str) -> str | None:
         if shutil.which("mvn") is None:
             return "Maven (mvn) is not on PATH, so Kafka's jars were never fetched"
         return f"Kafka {release}'s jars were not fetched yet: run bash tools/setup.sh"
-    if not (CACHE / release / "oracle" / "Oracle.class").exists():
+    if release in releases() and not (CACHE / release / "oracle" / "Oracle.class").exists():
         if shutil.which("javac") is None:
             return "javac is not on PATH, so the oracle was not compiled"
         return f"the oracle for Kafka {release} was not compiled: run bash tools/setup.sh"

@@ -39,6 +39,9 @@ for pom in kafka/*/pom.xml; do
     tail -n 20 "$log" >&2
     exit 1
   fi
-  javac -nowarn -d "$cache/oracle" -cp "$(cat "$cache/classpath.txt")" kafka/oracle/*.java
+  # The oracle serves release lines (folders named by a version), not tool-only folders (shell-4.3.1).
+  if [[ $release =~ ^[0-9.]+$ ]]; then
+    javac -nowarn -d "$cache/oracle" -cp "$(cat "$cache/classpath.txt")" kafka/oracle/*.java
+  fi
   echo "$stamp" >"$cache/stamp"
 done
