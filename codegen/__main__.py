@@ -1,9 +1,13 @@
 """``python -m codegen``: regenerate the package from ``schemas/``.
 
-  python -m codegen                      regenerate src/kafka_meta_proto/messages from schemas/
+  python -m codegen                      regenerate the package's message classes from schemas/:
+                                         kafka_meta_proto.messages from schemas/kafka (Kafka's registry),
+                                         kafka_meta_proto.diskless_messages from schemas/diskless (the
+                                         diskless design's registry, extending Kafka's)
   python -m codegen --check              exit 1 and name the stale files if regeneration would change anything
-  python -m codegen --schemas DIR [DIR ...] --out OUT --package NAME
+  python -m codegen --schemas DIR [DIR ...] --out OUT --package NAME [--base kafka_meta_proto.messages]
                                          generate an importable package OUT/NAME from other schemas
+                                         (with --base, its registry answers what it lacks from that one's)
 """
 
 from __future__ import annotations
@@ -14,27 +18,43 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_SCHEMAS = [ROOT / "schemas"]
 DEFAULT_OUT = ROOT / "src" / "kafka_meta_proto"
-DEFAULT_PACKAGE = "messages"
+KAFKA_TITLE = "Apache Kafka"
+# What `python -m codegen` makes without --schemas: (package folder, its schemas, the package its
+# registry extends, its title). Kafka's numbers stay Kafka's: the design's messages, which give
+# api keys 93-99 and record type 29 meanings of their own, are a registry of their own.
+DEFAULT_PACKAGES = (
+    ("messages", ROOT / "schemas" / "kafka", None, KAFKA_TITLE),
+    ("diskless_messages", ROOT / "schemas" / "diskless", "kafka_meta_proto.messages",
+     "the diskless batch-coordinator design (KIP-1164)"),
+)  # fmt: skip
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m codegen", description=__doc__.split("\n")[0])
     ap.add_argument("--schemas", nargs="+", type=Path, help="schema directories (default: schemas/)")
     ap.add_argument("--out", type=Path, help="directory that receives the package folder")
-    ap.add_argument("--package", help="package folder name (default: messages under src/kafka_meta_proto)")
+    ap.add_argument("--package", help="package folder name (with --schemas)")
+    ap.add_argument("--base", metavar="PACKAGE", help="a package whose registry the new one extends, "
+                    "e.g. kafka_meta_proto.messages: its headers and messages stay reachable (with --schemas)")  # fmt: skip
     ap.add_argument("--check", action="store_true", help="do not write; fail if the files are stale")
     ap.add_argument("--jobs", type=int, help="worker processes for rendering (default: CPU count)")
     ap.add_argument("--full", action="store_true", help="render every file, even those whose stamp shows them current")
     args = ap.parse_args(argv)
 
-    schemas = args.schemas or DEFAULT_SCHEMAS
-    out = args.out or DEFAULT_OUT
-    package = args.package or DEFAULT_PACKAGE
-    problem = _bad_arguments(schemas, package)
-    if problem:
-        ap.error(problem)  # the usage line and the problem, exit 2
+    if args.schemas is None:
+        if args.out or args.package or args.base:
+            ap.error("--out, --package and --base go with --schemas")
+        jobs = [(d, DEFAULT_OUT, package, base, title) for package, d, base, title in DEFAULT_PACKAGES]
+    else:
+        if not args.out or not args.package:
+            # never write into the package's own folders from other schemas (it would replace them)
+            ap.error("--schemas needs --out and --package: where the new package goes and its name")
+        jobs = [(args.schemas, args.out, args.package, args.base, None)]
+    for schemas, out, package, _, _ in jobs:
+        problem = _bad_arguments(schemas if isinstance(schemas, list) else [schemas], package)
+        if problem:
+            ap.error(problem)  # the usage line and the problem, exit 2
     try:
         from .generate import generate, stale_files, write_package
         from .spec import SchemaError, schema_files
@@ -47,29 +67,34 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return 2
-    if not schema_files(schemas):
-        print(f"no schema (*.json) under {', '.join(map(str, schemas))}: nothing to generate", file=sys.stderr)
-        return 2
-    # The package's import name: inside our tree it is kafka_meta_proto.messages.
-    import_name = f"kafka_meta_proto.{package}" if out.resolve() == DEFAULT_OUT.resolve() else package
-    target = out / package
-    try:
-        files = generate(schemas, import_name, relative_to=ROOT, jobs=args.jobs, reuse=None if args.full else target)
-    except SchemaError as e:
-        print(f"schema error: {e}", file=sys.stderr)
-        return 2
-    if args.check:
-        stale = stale_files(files, target)
-        if stale:
-            print("generated code is stale; run `python -m codegen`:", file=sys.stderr)
-            for name in stale:
-                print(f"  {name}", file=sys.stderr)
-            return 1
-        print(f"{len(files)} generated files are up to date")
-        return 0
-    changed = write_package(files, target)
-    print(f"{len(files)} files in {target} ({len(changed)} changed)")
-    return 0
+    status = 0
+    for schemas, out, package, base, title in jobs:
+        dirs = schemas if isinstance(schemas, list) else [schemas]
+        if not schema_files(dirs):
+            print(f"no schema (*.json) under {', '.join(map(str, dirs))}: nothing to generate", file=sys.stderr)
+            return 2
+        # The package's import name: inside our tree it is kafka_meta_proto.<package>.
+        import_name = f"kafka_meta_proto.{package}" if out.resolve() == DEFAULT_OUT.resolve() else package
+        target = out / package
+        try:
+            files = generate(dirs, import_name, relative_to=ROOT, jobs=args.jobs,
+                             reuse=None if args.full else target, base=base, title=title)  # fmt: skip
+        except SchemaError as e:
+            print(f"schema error: {e}", file=sys.stderr)
+            return 2
+        if args.check:
+            stale = stale_files(files, target)
+            if stale:
+                print("generated code is stale; run `python -m codegen`:", file=sys.stderr)
+                for name in stale:
+                    print(f"  {name}", file=sys.stderr)
+                status = 1
+            else:
+                print(f"{len(files)} generated files in {target} are up to date")
+            continue
+        changed = write_package(files, target)
+        print(f"{len(files)} files in {target} ({len(changed)} changed)")
+    return status
 
 
 def _bad_arguments(schemas: list[Path], package: str) -> str:

@@ -21,9 +21,10 @@ CODEGEN_DIR = Path(__file__).resolve().parent
 # Modules of codegen/ that never touch the generated text: editing them must not re-render it all.
 NOT_GENERATOR = ("compat.py", "refresh.py", "__main__.py")
 FINGERPRINT = "# fingerprint: "
-# The package that also gets the side files: one module over all its messages each, made by the
-# generator module named (whose source is among that file's inputs, not every message's).
-SIDE_FILES_PACKAGE = "kafka_meta_proto.messages"
+# The packages that also get the side files (ours, which the pipeline reads): one module over all
+# their messages each, made by the generator module named (whose source is among that file's
+# inputs, not every message's).
+SIDE_FILES_PACKAGES = ("kafka_meta_proto.messages", "kafka_meta_proto.diskless_messages")
 SIDE_FILES = {
     "_spark_schemas.py": ("spark_schema.py", render_spark_schemas),  # Spark SQL schemas
     "_arrow_schemas.py": ("arrow_schema.py", render_arrow_schemas),  # Arrow schemas of the typed tables
@@ -73,14 +74,18 @@ def generate(
     relative_to: Path | None = None,
     jobs: int | None = None,
     reuse: Path | None = None,
+    base: str | None = None,
+    title: str | None = None,
 ) -> dict[str, str]:
     """Return {relative file name: text} for the package generated from the schema dirs.
 
     With ``reuse`` (the package folder), files whose stamp matches their inputs are taken as they
-    are instead of being rendered again; the result is the same, only faster."""
+    are instead of being rendered again; the result is the same, only faster. ``base`` names the
+    package whose registry the new one extends, ``title`` how the registry is named to users."""
     # A schema whose validVersions are "none" marks a removed message: like Kafka, emit no class.
     specs: list[MessageSpec] = [s for s in load_tree(schema_dirs) if not s.valid_versions.empty]
-    # Refuse duplicate names and keys before writing anything.
+    # Refuse duplicate names and keys before writing anything (within the package: one that
+    # extends a base may give the base's names and keys other meanings, which is its purpose).
     Registry(package, [(s.name, module_name(s), s.type, s.api_key, s.scope) for s in specs])
     sources = {s.name: _display_path(Path(s.file), relative_to) for s in specs}
     digest = generator_digest()
@@ -100,11 +105,11 @@ def generate(
             files.update(pool.map(_render_one, work, chunksize=4))
     else:
         files.update(map(_render_one, work))
-    init_inputs = _inputs(digest, package, *sorted(inputs.values()))
+    init_inputs = _inputs(digest, package, base, title, *sorted(inputs.values()))
     init = still_fresh(reuse / "__init__.py", init_inputs) if reuse is not None else None
     if init is None:
-        init = stamp(render_package_init(package, specs, sources), init_inputs)
-    if package == SIDE_FILES_PACKAGE:
+        init = stamp(render_package_init(package, specs, base, title), init_inputs)
+    if package in SIDE_FILES_PACKAGES:
         for name, (module, render) in SIDE_FILES.items():
             helpers = [(CODEGEN_DIR / helper).read_bytes() for helper in SIDE_HELPERS]
             side_inputs = _inputs(init_inputs, name, (CODEGEN_DIR / module).read_bytes(), *helpers)

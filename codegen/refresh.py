@@ -482,18 +482,6 @@ def version_notes(text: str) -> list[str]:
     return out
 
 
-def local_versions(old_text: str, schema: dict) -> str | None:
-    """Our file's validVersions when it goes beyond every Kafka release (versions this project
-    adds, such as FindCoordinator v7 of the diskless design): they are kept, Kafka's are not cut."""
-    if not old_text:
-        return None
-    ours = defined_versions(json.loads(jsonc.strip_comments(old_text)))
-    theirs = defined_versions(schema)
-    if theirs.empty or ours.empty or ours.highest <= theirs.highest or ours.lowest > theirs.lowest:
-        return None
-    return str(Versions(theirs.lowest, ours.highest))
-
-
 def source_text(report: Merge) -> str:
     return " and ".join(f"{release} (versions {versions})" for release, versions in report.sources)
 
@@ -516,10 +504,6 @@ def write_tree(merged: dict[str, tuple[str, dict]], reports: list[Merge], target
         old_text = old_path.read_text(encoding="utf-8") if old_path.exists() else ""
         about = descriptions(json.loads(jsonc.strip_comments(old_text))) if old_text else {}
         header = HEADER.format(sources=source_text(by_name[name]))
-        extra = local_versions(old_text, schema)
-        if extra:
-            schema = {**schema, "validVersions": extra}
-            by_name[name].notes.append(f"our own versions kept beyond Kafka's: validVersions {extra}")
         text = render(apply_descriptions(schema, about), header, version_notes(old_text) if old_text else [])
         if old_text and strip_about(json.loads(jsonc.strip_comments(old_text))) == strip_about(schema) and old_path == path:
             # Same facts: keep the file as we wrote it, only the header names the new sources.

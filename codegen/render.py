@@ -59,12 +59,14 @@ def format_source(text: str) -> str:
     return black.format_str(text, mode=BLACK_MODE)
 
 
-def render_package_init(package: str, specs: list[MessageSpec], sources: dict[str, str]) -> str:
+def render_package_init(package: str, specs: list[MessageSpec], base: str | None = None, title: str | None = None) -> str:
     template = environment().get_template("package_init.j2")
     return format_source(
         template.render(
             package=package,
             specs=specs,
             module_name=module_name,
+            base=base,
+            title=title,
         )
     )

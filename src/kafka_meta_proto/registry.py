@@ -6,6 +6,11 @@ key fails loudly when it is generated and again when it is loaded. Key spaces: "
 RPCs and the KRaft metadata records; the records of the remote-log metadata topic ("storage") and
 of each coordinator's internal topic ("group-coordinator", "transaction-coordinator",
 "share-coordinator") are numbered from 0 again in spaces of their own.
+
+A registry can extend another (``base``, named by its package): it answers from its own entries
+first and from the base for the rest, so a design that gives Kafka's numbers other meanings (the
+diskless batch coordinator's api keys 93-99 and record type 29) lives beside Kafka's registry
+without changing what Kafka's numbers mean there.
 """
 
 from __future__ import annotations
@@ -29,9 +34,17 @@ class DuplicateKeyError(ValueError):
 
 
 class Registry:
-    def __init__(self, package: str, entries: Iterable[Entry]):
-        """``entries``: (message name, module name, message type, api key or None[, key space])."""
+    def __init__(self, package: str, entries: Iterable[Entry], base: str | None = None, title: str | None = None):
+        """``entries``: (message name, module name, message type, api key or None[, key space]).
+        ``base``: the package whose ``REGISTRY`` answers what these entries do not define (its
+        names and keys stay reachable unless an entry here claims them); ``title``: how errors
+        and tools name this registry."""
         self.package = package
+        self.title = title or package
+        self._base_package = base
+        self._base: Registry | None = None
+        self._names: set[str] | None = None  # with the base's, made on first use
+        self._merged_keys: dict[tuple[str, str, int], str] | None = None
         self._modules: dict[str, str] = {}
         self._keys: dict[tuple[str, str, int], str] = {}
         self._types: dict[str, str] = {}
@@ -51,14 +64,36 @@ class Registry:
                     raise DuplicateKeyError(f"{what} {api_key} is claimed by both {self._keys[key]} and {name}")
                 self._keys[key] = name
 
+    @property
+    def base(self) -> Registry | None:
+        """The registry this one extends (imported on first use), or None."""
+        if self._base is None and self._base_package is not None:
+            self._base = importlib.import_module(self._base_package).REGISTRY
+        return self._base
+
+    def _known_names(self) -> set[str]:
+        """Names this registry answers for, its base's included."""
+        if self._names is None:
+            base = self.base
+            self._names = set(self._modules) | (base._known_names() if base is not None else set())
+        return self._names
+
     def names(self) -> list[str]:
+        return sorted(self._known_names())
+
+    def own_names(self) -> list[str]:
+        """The names this registry defines itself, without its base's."""
         return sorted(self._modules)
 
     def message_type(self, name: str) -> str:
+        if name not in self._types and self.base is not None:
+            return self.base.message_type(name)
         return self._types[name]
 
     def key_space(self, name: str) -> str:
         """The key space of a message's api key or record type ("" for RPCs and KRaft records)."""
+        if name not in self._spaces and self.base is not None:
+            return self.base.key_space(name)
         return self._spaces[name]
 
     def message_class(self, name: str) -> type[Message]:
@@ -67,6 +102,8 @@ class Registry:
         if cls is None:
             module = self._modules.get(name)
             if module is None:
+                if self.base is not None and name in self.base._known_names():
+                    return self.base.message_class(name)
                 raise KeyError(f"no message named {name!r} in {self.package}{self._suggest(name)}")
             cls = getattr(importlib.import_module(f"{self.package}.{module}"), name)
             self._classes[name] = cls
@@ -74,7 +111,7 @@ class Registry:
 
     def _suggest(self, name: str) -> str:
         """``; did you mean 'FetchRequest'?`` for a near miss, by spelling or by case."""
-        names = list(self._modules)
+        names = list(self._known_names())
         by_case = {n.lower(): n for n in names}
         close = ([by_case[name.lower()]] if str(name).lower() in by_case else []) or difflib.get_close_matches(
             str(name), names, n=3, cutoff=0.75)  # fmt: skip
@@ -82,6 +119,8 @@ class Registry:
 
     def _keyed(self, mtype: str, key: int, scope: str = "") -> type[Message]:
         name = self._keys.get((mtype, scope, key))
+        if name is None and self.base is not None and (mtype, scope, key) in self.base._all_keys():
+            return self.base._keyed(mtype, key, scope)
         if name is None:
             what = f"{mtype} for api key" if mtype in ("request", "response") else f"{scope} {mtype} record type".strip()
             raise KeyError(f"no {what} {key} in {self.package}")
@@ -102,8 +141,19 @@ class Registry:
         "group-coordinator"): the type is the int16 that starts the record's key."""
         return self._keyed("coordinator-key", record_type, scope), self._keyed("coordinator-value", record_type, scope)
 
+    def _all_keys(self) -> dict[tuple[str, str, int], str]:
+        """(message type, key space, key) -> name, the base's keys under this registry's own."""
+        if self._merged_keys is None:
+            base = self.base
+            self._merged_keys = {**base._all_keys(), **self._keys} if base is not None else self._keys
+        return self._merged_keys
+
+    def name_of(self, mtype: str, key: int, scope: str = "") -> str | None:
+        """The message a (message type, key) names here, or None: ``name_of("metadata", 29)``."""
+        return self._all_keys().get((mtype, scope, key))
+
     def api_keys(self) -> list[int]:
-        return sorted(k for (t, _, k) in self._keys if t == "request")
+        return sorted(k for (t, _, k) in self._all_keys() if t == "request")
 
     def record_types(self) -> list[int]:
-        return sorted(k for (t, scope, k) in self._keys if t == "metadata" and not scope)
+        return sorted(k for (t, scope, k) in self._all_keys() if t == "metadata" and not scope)
