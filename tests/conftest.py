@@ -140,3 +140,21 @@ def without_about(node):
     if isinstance(node, list):
         return [without_about(v) for v in node]
     return node
+
+
+# -- every class the package ships, in both registries -----------------------------------------
+
+
+def shipped_names() -> list[str]:
+    """Kafka's registry's names, then the diskless registry's own as ``diskless:Name`` (its
+    FindCoordinator differs from Kafka's; the rest of it is Kafka's registry)."""
+    from kafka_meta_proto.registries import qualified_names
+
+    return qualified_names()
+
+
+def shipped_class(name: str):
+    """The class a name of ``shipped_names()`` stands for."""
+    from kafka_meta_proto.registries import qualified_class
+
+    return qualified_class(name)

@@ -19,7 +19,7 @@ import pytest
 from conftest import ROOT, without_about
 from codegen import jsonc
 from codegen.spec import SchemaError, load_tree
-from kafka_meta_proto import REGISTRY, DecodeError, kraft, message_class
+from kafka_meta_proto import DISKLESS_REGISTRY, REGISTRY, DecodeError, kraft, protocol
 from kafka_meta_proto.registry import DuplicateKeyError, Registry
 from kafka_meta_proto.uuid import Uuid
 
@@ -184,11 +184,13 @@ CASES = [
 ]  # fmt: skip
 
 DISKLESS = sorted(name for name, *_ in CASES if not name.startswith("FindCoordinator"))
+D = DISKLESS_REGISTRY
+message_class = D.message_class  # these are the diskless registry's messages
 IDS = [f"{name}-v{version}" for name, version, *_ in CASES]
 
 
 def test_every_diskless_message_and_version_has_a_case():
-    schemas = sorted(p.stem for p in (ROOT / "schemas" / "diskless").glob("*.json"))
+    schemas = sorted(p.stem for p in (ROOT / "schemas" / "diskless").glob("*.json") if not p.stem.startswith("FindCoordinator"))
     assert DISKLESS == schemas and len(schemas) == 15
     for name in DISKLESS:
         assert list(message_class(name).versions()) == [0]
@@ -229,11 +231,12 @@ def test_the_mapping_record_by_attribute_and_in_its_kraft_frame():
     rec = Mapping(
         partition_index=4, topic_id=Uuid(bytes.fromhex(A_HEX)), batch_coordinator_partition_index=2
     )
-    assert REGISTRY.record_class(29) is Mapping
+    assert D.record_class(29) is Mapping
     # frame version 1, record type 29, record version 0 (three uvarints), then the body
     value = bytes.fromhex("01" "1d" "00" "00000004" + A_HEX + "00000002" "00")
     assert kraft.encode_record_value(rec, 0) == value
-    decoded = kraft.decode_record_value(value)
+    decoded = kraft.decode_record_value(value, D)
+    assert kraft.decode_record_value(value, "diskless") == decoded
     assert decoded.message == rec
     assert decoded.type_name == "TOPIC_PARTITION_TO_BATCH_COORDINATOR_MAPPING"
 
@@ -242,7 +245,7 @@ def test_rpc_keys_listeners_and_headers():
     for key, name in enumerate(["InitDisklessTopics", "CommitBatches", "DeleteDisklessTopics",
                                 "DeleteDisklessRecords", "FindDisklessBatches", "ListDisklessOffsets",
                                 "AssignPartitionToBatchCoordinator"], start=93):  # fmt: skip
-        request, response = REGISTRY.request_class(key), REGISTRY.response_class(key)
+        request, response = D.request_class(key), D.response_class(key)
         assert (request.NAME, response.NAME) == (f"{name}Request", f"{name}Response")
         assert request.LISTENERS == (("controller",) if key == 99 else ("broker",))
         assert response.LISTENERS == ()
@@ -280,6 +283,7 @@ def test_schemas_are_the_design_json_with_the_listed_repairs():
     ours = {
         (s["type"], s["apiKey"]): s
         for s in (jsonc.load(p) for p in (ROOT / "schemas" / "diskless").glob("*.json"))
+        if s["apiKey"] != 10 or s["type"] == "metadata"
     }
     design = design_schemas()
     assert len(design) == len(ours) == 15
@@ -305,7 +309,7 @@ def test_the_suites_over_every_message_include_them():
     roundtrip = {p.values for p in test_roundtrip.CASES}
     hostile = set(test_hostile_input.PAIRS)
     for name in DISKLESS:
-        assert (name, 0) in roundtrip and (name, 0) in hostile, name
+        assert (f"diskless:{name}", 0) in roundtrip and (f"diskless:{name}", 0) in hostile, name
     assert 29 in test_hostile_input.RECORD_TYPES
     assert set(range(93, 100)) <= set(test_hostile_input.API_KEYS)
 
@@ -317,7 +321,7 @@ def test_fuzzer_on_the_diskless_messages(capsys):
     try:
         spec.loader.exec_module(fuzz)
         code = fuzz.main(
-            ["--budget", "800", "--seed", "3", "--jobs", "1", "--quiet", "--only", *DISKLESS]
+            ["--budget", "800", "--seed", "3", "--jobs", "1", "--quiet", "--only", *(f"diskless:{n}" for n in DISKLESS)]
         )
     finally:
         sys.modules.pop(spec.name, None)
@@ -348,14 +352,22 @@ def test_schema_tree_refuses_a_second_claimant(tmp_path, name, mtype, key, rule,
         json.dumps({"apiKey": key, "type": mtype, "name": name, **CLAIMANT})
     )
     with pytest.raises(SchemaError) as info:
-        load_tree([ROOT / "schemas" / "kafka", ROOT / "schemas" / "diskless", tmp_path])
+        load_tree([ROOT / "schemas" / "diskless", tmp_path])
     assert info.value.rule == rule and owner in str(info.value)
+
+
+def test_kafka_and_the_design_cannot_be_one_tree():
+    """Kafka 4.4 claims record type 29 and api keys 93-94: the design's schemas are a registry of
+    their own (extending Kafka's), never one tree with Kafka's."""
+    with pytest.raises(SchemaError) as info:
+        load_tree([ROOT / "schemas" / "kafka", ROOT / "schemas" / "diskless"])
+    assert info.value.rule in ("duplicate record type", "duplicate api key", "duplicate message name")
 
 
 def test_registry_refuses_a_second_claimant():
     entries = [
-        (name, "m", REGISTRY.message_type(name), message_class(name).API_KEY, REGISTRY.key_space(name))
-        for name in REGISTRY.names()
+        (name, "m", D.message_type(name), message_class(name).API_KEY, D.key_space(name))
+        for name in D.own_names()
     ]
     Registry("pkg", entries)  # the shipped set is consistent
     with pytest.raises(
@@ -367,3 +379,64 @@ def test_registry_refuses_a_second_claimant():
         DuplicateKeyError, match="request api key 97 is claimed by both FindDisklessBatchesRequest"
     ):
         Registry("pkg", entries + [("OtherRequest", "o", "request", 97)])
+
+
+# -- two registries: Kafka's numbers stay Kafka's ---------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["FindCoordinatorRequest", "FindCoordinatorResponse"])
+def test_find_coordinator_v7_is_kafkas_v6_layout_over_kafkas_versions(name):
+    """The design's FindCoordinator speaks Kafka's versions 0-6 exactly as Kafka's registry does,
+    and v7 with the layout of v6; Kafka's registry stops at 6."""
+    from codegen import refresh
+
+    kafka = jsonc.load(ROOT / "schemas" / "kafka" / f"{name}.json")
+    design = jsonc.load(ROOT / "schemas" / "diskless" / f"{name}.json")
+    assert REGISTRY.message_class(name).versions() == range(0, 7)
+    assert D.message_class(name).versions() == range(0, 8)
+    for v in range(7):
+        assert refresh.project(design, v) == refresh.project(kafka, v), v
+    assert refresh.project(design, 7) == refresh.project(kafka, 6)
+
+
+def test_kafkas_registry_gives_the_clashing_numbers_kafkas_meanings():
+    assert REGISTRY.request_class(93).NAME == "StreamsGroupTopologyDescriptionUpdateRequest"
+    assert REGISTRY.request_class(94).NAME == "UnregisterControllerRequest"
+    assert REGISTRY.response_class(94).NAME == "UnregisterControllerResponse"
+    assert REGISTRY.record_class(29).NAME == "UnregisterControllerRecord"
+    assert not set(range(95, 100)) & set(REGISTRY.api_keys())
+    assert not set(DISKLESS) & set(REGISTRY.names())
+    # the diskless registry: the design's meanings, and Kafka's for everything else
+    assert [D.request_class(k).NAME for k in (93, 94)] == ["InitDisklessTopicsRequest", "CommitBatchesRequest"]
+    assert D.record_class(29).NAME == "TopicPartitionToBatchCoordinatorMapping"
+    assert D.request_class(1) is REGISTRY.request_class(1)
+    assert D.message_class("RequestHeader") is REGISTRY.message_class("RequestHeader")
+    assert D.record_class(2) is REGISTRY.record_class(2)
+
+
+def test_the_design_bytes_read_with_kafkas_registry_name_both_meanings():
+    commit = D.message_class("CommitBatchesRequest")(broker_id=7)
+    frame = protocol.encode_request(commit, 0, correlation_id=3)
+    assert protocol.decode_request(frame, registry=D).body == commit
+    assert protocol.decode_request(frame, registry="diskless").body == commit
+    with pytest.raises(DecodeError) as info:
+        protocol.decode_request(frame)
+    text = str(info.value)
+    assert "UnregisterControllerRequest" in text and "CommitBatchesRequest" in text
+    assert "DISKLESS_REGISTRY" in text and "--diskless" in text
+    mapping = D.message_class("TopicPartitionToBatchCoordinatorMapping")(partition_index=4)
+    value = kraft.encode_record_value(mapping, 0)
+    with pytest.raises(DecodeError) as info:
+        kraft.decode_record_value(value)
+    assert "record type 29 is UnregisterControllerRecord" in str(info.value)
+    assert "TopicPartitionToBatchCoordinatorMapping" in str(info.value)
+    # and the other way round: Kafka 4.4's record read with the diskless registry
+    unregister = REGISTRY.message_class("UnregisterControllerRecord")(controller_id=3000)
+    with pytest.raises(DecodeError) as info:
+        kraft.decode_record_value(kraft.encode_record_value(unregister, 0), D)
+    assert "UnregisterControllerRecord" in str(info.value) and "--registry kafka" in str(info.value)
+    # a number only the design uses: Kafka's registry has none, and says who has
+    frame = protocol.encode_request(D.message_class("FindDisklessBatchesRequest")(), 0, correlation_id=1)
+    with pytest.raises(DecodeError, match="api key 97 means nothing in the registry of Apache Kafka but FindDisklessBatchesRequest"):
+        protocol.decode_request(frame)
+

@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from conftest import REFERENCE, canonical_unknown_tags, read_jsonl, reference, same_json
-from kafka_meta_proto import REGISTRY, DecodeError, UnsupportedVersionError, kraft, message_class, protocol
+from conftest import REFERENCE, canonical_unknown_tags, read_jsonl, reference, same_json, shipped_class, shipped_names
+from kafka_meta_proto import DISKLESS_REGISTRY, REGISTRY, DecodeError, UnsupportedVersionError, kraft, message_class, protocol
 from kafka_meta_proto.wire import uvarint
 
 TREES = ("3.9", "trunk")
@@ -268,7 +268,7 @@ def test_hostile_length(name, version, build, at, old, new, path, offset, left):
 
 # -- Random bytes ----------------------------------------------------------------------------------
 
-PAIRS = [(name, v) for name in REGISTRY.names() for v in message_class(name).versions()]
+PAIRS = [(name, v) for name in shipped_names() for v in shipped_class(name).versions()]
 
 
 def _unsorted_unknown_tags_equal(a, b, version: int) -> bool:
@@ -280,7 +280,7 @@ def _unsorted_unknown_tags_equal(a, b, version: int) -> bool:
 @given(pair=st.sampled_from(PAIRS), data=st.binary(max_size=200))
 def test_random_bytes(pair, data):
     name, version = pair
-    cls = message_class(name)
+    cls = shipped_class(name)
     try:
         msg = cls.decode(data, version)
     except DecodeError as e:
@@ -303,7 +303,7 @@ def test_random_bytes(pair, data):
 def test_random_bytes_after_a_valid_prefix(pair, data):
     """Random bytes spliced onto the start of a real encoding, to get past the first field."""
     name, version = pair
-    cls = message_class(name)
+    cls = shipped_class(name)
     valid = cls().encode(version) if _encodable(cls, version) else b""
     cut = len(valid) // 2
     try:
@@ -334,7 +334,8 @@ def test_unknown_tags_out_of_order():
 
 # -- Framed decoders -------------------------------------------------------------------------------
 
-RECORD_TYPES = REGISTRY.record_types()
+RECORD_TYPES = sorted(set(REGISTRY.record_types()) | set(DISKLESS_REGISTRY.record_types()))
+BOTH = pytest.mark.parametrize("registry", [REGISTRY, DISKLESS_REGISTRY], ids=["kafka", "diskless"])
 
 
 @settings(max_examples=800, deadline=None, database=None, suppress_health_check=list(HealthCheck))
@@ -345,11 +346,12 @@ RECORD_TYPES = REGISTRY.record_types()
     raw=st.booleans(),
     junk=st.binary(max_size=12),
 )
-def test_random_record_values(record_type, version, body, raw, junk):
+@BOTH
+def test_random_record_values(registry, record_type, version, body, raw, junk):
     """KRaft record values: frame varints and body, random; only DecodeError comes out."""
     value = junk if raw else b"\x01" + uvarint(record_type) + uvarint(version) + body
     try:
-        kraft.decode_record_value(value)
+        kraft.decode_record_value(value, registry)
     except DecodeError as e:
         assert e.offset is not None and 0 <= e.offset <= len(value), (value.hex(), str(e))
 
@@ -362,32 +364,34 @@ def test_record_value_frame_errors_name_the_field(value):
     assert located_problem(info.value, len(data)) is None
 
 
-API_KEYS = REGISTRY.api_keys()
+API_KEYS = sorted(set(REGISTRY.api_keys()) | set(DISKLESS_REGISTRY.api_keys()))
 
 
 @settings(max_examples=1500, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 @given(api_key=st.sampled_from(API_KEYS), version=st.integers(0, 20), rest=st.binary(max_size=120), framed=st.booleans())
-def test_random_requests(api_key, version, rest, framed):
+@BOTH
+def test_random_requests(registry, api_key, version, rest, framed):
     """Request frames with a known api key and random version, header and body bytes."""
     payload = api_key.to_bytes(2, "big") + version.to_bytes(2, "big") + rest
     data = protocol.frame(payload) if framed else payload
     try:
-        protocol.decode_request(data, size_prefix=framed)
+        protocol.decode_request(data, size_prefix=framed, registry=registry)
     except DecodeError as e:
         assert e.offset is not None and 0 <= e.offset <= len(data), (data.hex(), str(e))
     except UnsupportedVersionError:
         # A version the api key lacks: see test_request_with_unknown_version_is_a_decode_error.
-        assert version not in REGISTRY.request_class(api_key).versions()
+        assert api_key not in registry.api_keys() or version not in registry.request_class(api_key).versions()
 
 
 @settings(max_examples=1000, deadline=None, database=None, suppress_health_check=list(HealthCheck))
-@given(pair=st.sampled_from([(k, v) for k in API_KEYS for v in REGISTRY.response_class(k).versions()]),
-       payload=st.binary(max_size=120), framed=st.booleans())
+@given(pair=st.sampled_from([(r, k, v) for r in (REGISTRY, DISKLESS_REGISTRY) for k in r.api_keys()
+                             for v in r.response_class(k).versions()]),
+       payload=st.binary(max_size=120), framed=st.booleans())  # fmt: skip
 def test_random_responses(pair, payload, framed):
-    api_key, version = pair
+    registry, api_key, version = pair
     data = protocol.frame(payload) if framed else payload
     try:
-        protocol.decode_response(data, api_key, version, size_prefix=framed)
+        protocol.decode_response(data, api_key, version, size_prefix=framed, registry=registry)
     except DecodeError as e:
         assert e.offset is not None and 0 <= e.offset <= len(data), (data.hex(), str(e))
 

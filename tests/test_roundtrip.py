@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from kafka_meta_proto import REGISTRY, message_class
+from conftest import shipped_class, shipped_names
 from kafka_meta_proto.strategies import messages
 
 def sampled_versions(cls) -> set[int]:
@@ -19,16 +19,16 @@ def sampled_versions(cls) -> set[int]:
 
 CASES = [
     pytest.param(
-        name, v, id=f"{name}-v{v}", marks=() if v in sampled_versions(message_class(name)) else pytest.mark.slow
+        name, v, id=f"{name}-v{v}", marks=() if v in sampled_versions(shipped_class(name)) else pytest.mark.slow
     )
-    for name in REGISTRY.names()
-    for v in message_class(name).versions()
+    for name in shipped_names()
+    for v in shipped_class(name).versions()
 ]
 
 
 @pytest.mark.parametrize("name,version", CASES)
 def test_round_trip(name: str, version: int):
-    cls = message_class(name)
+    cls = shipped_class(name)
 
     @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     @given(messages(cls, version))

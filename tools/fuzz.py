@@ -59,7 +59,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "src") not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT / "src"))
 
-from kafka_meta_proto import REGISTRY, DecodeError, message_class  # noqa: E402
+from kafka_meta_proto import DecodeError  # noqa: E402
+from kafka_meta_proto.registries import qualified_class as message_class  # noqa: E402
+from kafka_meta_proto.registries import qualified_names  # noqa: E402
+
+# Every shipped message: Kafka's registry's, then the diskless design's own as "diskless:Name".
+ALL_NAMES = qualified_names()
 from kafka_meta_proto.uuid import Uuid  # noqa: E402
 
 DEFAULT_VECTORS = ROOT.parent / "shared" / "kafka-reference" / "vectors"
@@ -176,7 +181,7 @@ def read_vectors(folder: Path):
 
 
 def build_corpus(seed: int, only=None, vectors: Path | None = DEFAULT_VECTORS) -> Corpus:
-    names = sorted(only) if only else REGISTRY.names()
+    names = sorted(only) if only else ALL_NAMES
     seeds: dict = {}
     versions = {}
     for name in names:
@@ -795,7 +800,8 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--budget", type=int, required=True, help="number of inputs to try")
     p.add_argument("--seed", type=int, required=True, help="random seed; a run is deterministic for it")
-    p.add_argument("--only", nargs="+", metavar="NAME", help="fuzz only these messages")
+    p.add_argument("--only", nargs="+", metavar="NAME",
+                   help="fuzz only these messages (diskless:NAME for the diskless design's)")  # fmt: skip
     p.add_argument("--report", type=Path, help="write findings (other and slow) here as JSON lines")
     p.add_argument("--jobs", type=int, default=2, help="worker processes (default 2; 1 runs in-process)")
     p.add_argument("--vectors", type=Path, default=DEFAULT_VECTORS, help="golden vectors folder")
@@ -811,7 +817,7 @@ def parse_args(argv):
     if args.budget < 0 or args.jobs < 1:
         p.error("--budget must be >= 0 and --jobs >= 1")
     if args.only:
-        unknown = sorted(set(args.only) - set(REGISTRY.names()))
+        unknown = sorted(set(args.only) - set(ALL_NAMES))
         if unknown:
             p.error(f"no such message: {', '.join(unknown)}")
     return args

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import registries
 from .codec import compiled_record_value_reader
 from .errors import DecodeError, EncodeError
 from .log.control import (
@@ -29,6 +30,7 @@ from .log.control import (
 )
 from .message import Message
 from .messages import REGISTRY
+from .registries import RegistryLike
 from .wire import read_uvarint, uvarint
 
 FRAME_VERSION = 1
@@ -72,12 +74,15 @@ _read_record_value = compiled_record_value_reader()
 _RECORD_CLASSES: dict[int, type] = {}
 
 
-def decode_record_value(value, registry=REGISTRY) -> MetadataRecord:
-    """Decode a metadata record value (frame, type, version, body)."""
+def decode_record_value(value, registry: RegistryLike = REGISTRY) -> MetadataRecord:
+    """Decode a metadata record value (frame, type, version, body) with Kafka's registry or the
+    one given (a registry or a shipped registry's name, e.g. "diskless"). Where the record type
+    means something else in another shipped registry, the error says so and how to choose."""
     if _read_record_value is not None and registry is REGISTRY and type(value) is bytes:
         read = _read_record_value(value, _RECORD_CLASSES)
         if read is not None:
             return MetadataRecord(*read)
+    registry = registries.resolve(registry)
     data = bytes(value)
     frame_version, pos = _header_varint(data, 0, "frame_version")
     if frame_version != FRAME_VERSION:
@@ -87,14 +92,18 @@ def decode_record_value(value, registry=REGISTRY) -> MetadataRecord:
     try:
         cls = registry.record_class(record_type)
     except KeyError:
-        raise DecodeError(f"unknown metadata record type {record_type}", start, "record_type") from None
+        error = DecodeError(f"unknown metadata record type {record_type}", start, "record_type")
+        raise registries.explain(error, registry, "metadata", record_type) from None
     start = pos
     version, pos = _header_varint(data, pos, "record_version")
-    if version not in cls.versions():
-        raise DecodeError(f"{cls.NAME} has no version {version}", start, "record_version")
-    message, end = cls.decode_from(data, version, pos)  # offsets stay relative to the whole value
-    if end != len(data):
-        raise DecodeError(f"{len(data) - end} bytes after the record body", end, context=f"{cls.NAME} v{version}")
+    try:
+        if version not in cls.versions():
+            raise DecodeError(f"{cls.NAME} has no version {version}", start, "record_version")
+        message, end = cls.decode_from(data, version, pos)  # offsets stay relative to the whole value
+        if end != len(data):
+            raise DecodeError(f"{len(data) - end} bytes after the record body", end, context=f"{cls.NAME} v{version}")
+    except DecodeError as e:
+        raise registries.explain(e, registry, "metadata", record_type) from None
     if registry is REGISTRY:
         _RECORD_CLASSES[record_type] = cls
     return MetadataRecord(record_type, version, message, frame_version)

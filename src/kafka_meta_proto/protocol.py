@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from .errors import DecodeError, UnsupportedVersionDecodeError, UnsupportedVersionError
 from .message import Message
+from . import registries
 from .messages import REGISTRY
 from .wire import INT32
 
@@ -21,9 +22,11 @@ MAX_FRAME_SIZE = 100 * 1024 * 1024  # Kafka's socket.request.max.bytes default i
 
 def _request_class(api_key: int, registry=REGISTRY) -> type[Message]:
     try:
-        return registry.request_class(api_key)
+        return registries.resolve(registry).request_class(api_key)
     except KeyError:
-        raise UnsupportedVersionError(f"no request schema for api key {api_key}") from None
+        error = UnsupportedVersionError(f"no request schema for api key {api_key}")
+        note = registries.clash_note(registry, "request", api_key)
+        raise (UnsupportedVersionError(f"{error}; {note}") if note else error) from None
 
 
 def request_header_version(api_key: int, api_version: int, registry=REGISTRY) -> int:
@@ -95,8 +98,9 @@ def encode_request(
 ) -> bytes:
     """Header and body of a request, size-prefixed unless asked otherwise."""
     api_key = body.API_KEY
-    hv = request_header_version(api_key, api_version, registry)
-    header_cls = registry.message_class("RequestHeader")
+    # The header version follows the body's own class, whichever registry it comes from.
+    hv = 0 if (api_key, api_version) == (CONTROLLED_SHUTDOWN_KEY, 0) else (2 if body.is_flexible(api_version) else 1)
+    header_cls = registries.resolve(registry).message_class("RequestHeader")
     header = header_cls(request_api_key=api_key, request_api_version=api_version, correlation_id=correlation_id)
     if hv >= 1:
         header.client_id = client_id
@@ -132,15 +136,19 @@ def decode_request(data, *, size_prefix: bool = True, registry=REGISTRY) -> Requ
     if len(payload) < 4:
         raise DecodeError("request shorter than its api key and version", base, "header")
     api_key, api_version = int.from_bytes(payload[0:2], "big", signed=True), int.from_bytes(payload[2:4], "big", signed=True)
+    registry = registries.resolve(registry)
     try:
-        body_cls = registry.request_class(api_key)
-    except KeyError:
-        raise UnsupportedVersionDecodeError(f"no request schema for api key {api_key}", base, "header.request_api_key") from None
-    if api_version not in body_cls.versions():
-        raise UnsupportedVersionDecodeError(f"{body_cls.NAME} has no version {api_version}", base + 2, "header.request_api_version")
-    hv = request_header_version(api_key, api_version, registry)
-    header, pos = _decode_part(registry.message_class("RequestHeader"), payload, hv, 0, base, "header")
-    body, _ = _decode_part(body_cls, payload, api_version, pos, base, "")
+        try:
+            body_cls = registry.request_class(api_key)
+        except KeyError:
+            raise UnsupportedVersionDecodeError(f"no request schema for api key {api_key}", base, "header.request_api_key") from None
+        if api_version not in body_cls.versions():
+            raise UnsupportedVersionDecodeError(f"{body_cls.NAME} has no version {api_version}", base + 2, "header.request_api_version")
+        hv = request_header_version(api_key, api_version, registry)
+        header, pos = _decode_part(registry.message_class("RequestHeader"), payload, hv, 0, base, "header")
+        body, _ = _decode_part(body_cls, payload, api_version, pos, base, "")
+    except DecodeError as e:
+        raise registries.explain(e, registry, "request", api_key) from None
     return Request(header, body)
 
 
@@ -162,8 +170,9 @@ def _decode_part(cls, payload: bytes, version: int, pos: int, base: int, path: s
 def encode_response(
     body: Message, api_version: int, correlation_id: int, *, registry=REGISTRY, size_prefix: bool = True
 ) -> bytes:
-    hv = response_header_version(body.API_KEY, api_version, registry)
-    header = registry.message_class("ResponseHeader")(correlation_id=correlation_id)
+    # Kafka gives a request and its response the same flexible versions; ApiVersions answers in v0.
+    hv = 0 if body.API_KEY == API_VERSIONS_KEY else (1 if body.is_flexible(api_version) else 0)
+    header = registries.resolve(registry).message_class("ResponseHeader")(correlation_id=correlation_id)
     out = bytearray()
     header.encode_into(out, hv)
     body.encode_into(out, api_version)
@@ -175,13 +184,17 @@ def decode_response(data, api_key: int, api_version: int, *, size_prefix: bool =
     payload = _whole(data, size_prefix)
     base = 4 if size_prefix else 0
     # The same errors as decode_request: a DecodeError that is also an UnsupportedVersionError.
+    registry = registries.resolve(registry)
     try:
-        body_cls = registry.response_class(api_key)
-    except KeyError:
-        raise UnsupportedVersionDecodeError(f"no response schema for api key {api_key}", base, "header") from None
-    if api_version not in body_cls.versions():
-        raise UnsupportedVersionDecodeError(f"{body_cls.NAME} has no version {api_version}", base, "header")
-    hv = response_header_version(api_key, api_version, registry)
-    header, pos = _decode_part(registry.message_class("ResponseHeader"), payload, hv, 0, base, "header")
-    body, _ = _decode_part(body_cls, payload, api_version, pos, base, "")
+        try:
+            body_cls = registry.response_class(api_key)
+        except KeyError:
+            raise UnsupportedVersionDecodeError(f"no response schema for api key {api_key}", base, "header") from None
+        if api_version not in body_cls.versions():
+            raise UnsupportedVersionDecodeError(f"{body_cls.NAME} has no version {api_version}", base, "header")
+        hv = response_header_version(api_key, api_version, registry)
+        header, pos = _decode_part(registry.message_class("ResponseHeader"), payload, hv, 0, base, "header")
+        body, _ = _decode_part(body_cls, payload, api_version, pos, base, "")
+    except DecodeError as e:
+        raise registries.explain(e, registry, "response", api_key) from None
     return Response(header, body)

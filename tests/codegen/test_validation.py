@@ -706,6 +706,48 @@ def test_cli_generates_and_checks(tmp_path):
     assert str(edited) not in run.stderr
 
 
+USER_RPC = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import mine
+from kafka_meta_proto import REGISTRY, protocol
+
+cls = mine.message_class("WidgetRequest")
+frame = protocol.encode_request(cls(topics=[]), 1, correlation_id=9, client_id="me")
+request = protocol.decode_request(frame, registry=mine.REGISTRY)
+assert type(request.body) is cls and request.correlation_id == 9 and request.header.client_id == "me"
+assert mine.REGISTRY.request_class(1) is REGISTRY.request_class(1)  # Kafka's, through the base
+assert mine.REGISTRY.message_class("RequestHeader") is REGISTRY.message_class("RequestHeader")
+print("user rpc ok")
+"""
+
+
+def test_a_package_extending_kafkas_registry_frames_its_own_rpc(tmp_path):
+    """--base kafka_meta_proto.messages: one's own RPC framed with Kafka's headers, no copy of them."""
+    schemas = tmp_path / "schemas"
+    schemas.mkdir()
+    write_schema(schemas / "WidgetRequest.json", base())
+    out = tmp_path / "out"
+    run = run_cli("--schemas", str(schemas), "--out", str(out), "--package", "mine", "--base", "kafka_meta_proto.messages")
+    assert run.returncode == 0, run.stderr
+    assert 'base="kafka_meta_proto.messages"' in (out / "mine" / "__init__.py").read_text(encoding="utf-8")
+    run = subprocess.run([sys.executable, "-c", USER_RPC, str(out)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and "user rpc ok" in run.stdout, run.stderr
+
+
+@pytest.mark.parametrize("args", [("--out", "OUT"), ("--package", "pkg"), ()])
+def test_cli_other_schemas_need_out_and_package(tmp_path, args):
+    """Other schemas never go into the package's own folders (that would replace its classes)."""
+    schemas = tmp_path / "schemas"
+    schemas.mkdir()
+    write_schema(schemas / "PingRecord.json", tiny("PingRecord", "metadata", 7))
+    args = tuple(str(tmp_path / "out") if a == "OUT" else a for a in args)
+    before = sorted(p.name for p in (REPO / "src" / "kafka_meta_proto" / "messages").iterdir())
+    run = run_cli("--schemas", str(schemas), *args)
+    assert run.returncode == 2 and "--schemas needs --out and --package" in run.stderr
+    assert sorted(p.name for p in (REPO / "src" / "kafka_meta_proto" / "messages").iterdir()) == before
+
+
 def test_helpers_do_not_share_state():
     """The builders deep-copy, so one case can never leak into another."""
     a, b = base(), base()
