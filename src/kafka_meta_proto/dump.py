@@ -44,7 +44,7 @@ from itertools import islice
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import kraft
+from . import kraft, registries
 from .coordinator_records import decode_coordinator_record
 from .dump_coordinators import coordinator_texts
 from .dump_forms import (  # noqa: F401 (re-exported)
@@ -80,6 +80,8 @@ from .log.names import BOOTSTRAP_CHECKPOINT, leading_offset, parse_snapshot_name
 from .log.records import Record
 from .log.scanning import Damage, scan
 from .log.source import ByteSource, MappedFile
+from .messages import REGISTRY
+from .registries import RegistryLike
 
 _CODEC_NAMES = {0: "none", 1: "gzip", 2: "snappy", 3: "lz4", 4: "zstd"}
 _CONTROL_LABELS = {  # Kafka's prefix for each KRaft control record type
@@ -161,12 +163,12 @@ def control_text(key, value, form: ToolForm = DEFAULT_FORM) -> tuple[str, dict |
     return text, {"type": name, "version": control.json_version, "data": data}
 
 
-def payload_text(value, offset: int) -> str:
+def payload_text(value, offset: int, registry: RegistryLike = None) -> str:
     """Kafka's ClusterMetadataLogMessageParser output for a metadata record value."""
     try:
         if value is None:
             raise DecodeError("record has a null value")
-        record = kraft.decode_record_value(value)
+        record = kraft.decode_record_value(value, registry or REGISTRY)
         data = record.message.to_json(record.version)
     except DecodeError as exc:
         return f"Error at {offset}, skipping. {exc}"
@@ -346,11 +348,12 @@ def _batch_lines(
     skip_record_metadata: bool,
     form: ToolForm = DEFAULT_FORM,
     scope: str | None = None,
+    registry: RegistryLike = None,
 ) -> Iterator[str]:
     """The lines of a batch's records, one at a time (``summary.last_offset`` follows them).
 
     ``scope``: the coordinator whose records these are (``--offsets-decoder`` and the like), or
-    None for cluster metadata."""
+    None for cluster metadata, read with ``registry`` (default Kafka's)."""
     base_offset = header.base_offset
     label = timestamp_label(header)
     control = bool(header.attributes & ATTR_CONTROL)
@@ -379,7 +382,7 @@ def _batch_lines(
                 continue
             lead = " "
         if scope is None:
-            payload = payload_text(record.value, offset)
+            payload = payload_text(record.value, offset, registry)
             if payload.startswith("Error at "):
                 summary.undecoded_records += 1
             yield f"{text}{lead}payload: {payload}"
@@ -401,10 +404,11 @@ def dump_file(
     max_bytes: int | None = None,
     form: ToolForm = DEFAULT_FORM,
     scope: str | None = None,
+    registry: RegistryLike = None,
 ) -> FileSummary:
     """Write Kafka's dump of one segment or snapshot file to ``out`` (a text stream), in the
     form of Kafka release ``form``; ``scope`` names the coordinator whose records the file holds
-    (None: cluster metadata)."""
+    (None: cluster metadata, read with ``registry``, default Kafka's)."""
     shown = java_file_text(path)
     path = Path(path)
     summary = FileSummary(shown)
@@ -420,7 +424,7 @@ def dump_file(
             write(batch_line(header, position, valid) + "\n")
             if records is None:
                 continue
-            lines = _batch_lines(header, records, summary, skip_record_metadata, form, scope)
+            lines = _batch_lines(header, records, summary, skip_record_metadata, form, scope, registry)
             if type(records) is list and len(records) <= LINES_PER_WRITE:
                 if records:
                     write("\n".join(lines) + "\n")
@@ -438,6 +442,7 @@ def iter_json_records(
     max_bytes: int | None = None,
     summary: FileSummary | None = None,
     scope: str | None = None,
+    registry: RegistryLike = None,
 ) -> Iterator[dict]:
     """One dict per record of a segment or snapshot (the ``--json`` form).
 
@@ -471,7 +476,7 @@ def iter_json_records(
                     "crcValid": valid,
                 }
                 if scope is None or control:
-                    payload = _json_payload(record, control, summary)
+                    payload = _json_payload(record, control, summary, registry)
                 else:
                     payload = _json_coordinator_payload(scope, record, summary)
                 obj["type"], obj["version"], obj["data"], obj["error"] = payload
@@ -493,7 +498,7 @@ def _json_coordinator_payload(scope: str, record: Record, summary: FileSummary) 
     return decoded.key.NAME.removesuffix("Key"), decoded.value_version, data, None
 
 
-def _json_payload(record: Record, control: bool, summary: FileSummary) -> tuple:
+def _json_payload(record: Record, control: bool, summary: FileSummary, registry: RegistryLike = None) -> tuple:
     """``type``, ``version``, ``data`` and ``error`` of a record in the --json form."""
     kind = version = data = error = None
     if control:
@@ -515,7 +520,7 @@ def _json_payload(record: Record, control: bool, summary: FileSummary) -> tuple:
         try:
             if record.value is None:
                 raise DecodeError("record has a null value")
-            decoded = kraft.decode_record_value(record.value)
+            decoded = kraft.decode_record_value(record.value, registry or REGISTRY)
             kind, version = decoded.type_name, decoded.version
             data = decoded.message.to_json(decoded.version)
         except DecodeError as exc:
@@ -559,6 +564,7 @@ def dump(
     max_bytes: int | None = None,
     form: ToolForm = DEFAULT_FORM,
     decoder: str = CLUSTER_METADATA,
+    registry: RegistryLike = None,
 ) -> int:
     """Dump every file in turn; 0 when all were read completely, 1 when any had a problem.
 
@@ -566,7 +572,9 @@ def dump(
     makes the result 1; so does a file that cannot be opened (reported on ``err``). ``form``:
     the Kafka release whose text to write (``tool_form("3.9")``); ``decoder``: what the records
     hold, ``CLUSTER_METADATA`` or a key of ``COORDINATOR_DECODERS`` (``"offsets"`` for
-    ``__consumer_offsets``, ``"transaction-log"`` for ``__transaction_state``...).
+    ``__consumer_offsets``, ``"transaction-log"`` for ``__transaction_state``...); ``registry``:
+    the one to read metadata records with (a registry or a shipped one's name), default the one a
+    file's marker names (``registries.MARKER``), else Kafka's.
     """
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
@@ -585,14 +593,20 @@ def dump(
             status = 1
             continue
         try:
+            reading = registries.resolve(registry if registry is not None else registries.for_paths([path]))
+        except ValueError as exc:  # a marker naming no registry we ship
+            err.write(f"Cannot read {java_file_text(path)}: {exc}\n")
+            status = 1
+            continue
+        try:
             if as_json:
                 summary = FileSummary(java_file_text(path))
-                records = iter_json_records(path, max_bytes=max_bytes, summary=summary, scope=scope)
+                records = iter_json_records(path, max_bytes=max_bytes, summary=summary, scope=scope, registry=reading)
                 for obj in records:
                     out.write(_json_line(obj) + "\n")
             else:
                 summary = dump_file(path, out, skip_record_metadata=skip_record_metadata,
-                                    max_bytes=max_bytes, form=form, scope=scope)  # fmt: skip
+                                    max_bytes=max_bytes, form=form, scope=scope, registry=reading)  # fmt: skip
         except BrokenPipeError:
             raise
         except OSError as exc:

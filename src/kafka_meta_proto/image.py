@@ -58,6 +58,8 @@ from .log.names import METADATA_LOG_DIR
 
 MAX_PROBLEMS_KEPT = 1000  # a lenient image's problems kept; the rest are counted in the last line
 from .message import Message
+from .messages import REGISTRY
+from .registries import RegistryLike
 from .uuid import Uuid
 
 LEADER_RECOVERY_NO_CHANGE = -1  # PartitionChangeRecord.LeaderRecoveryState: leave it
@@ -325,6 +327,9 @@ class MetadataImage:
     )
     strict: bool = True
     problems: list[str] = field(default_factory=list)  # records skipped by a lenient image
+    # The registry the records of files are read with (a registry or a shipped one's name; None:
+    # Kafka's). The diskless design's maps record type 29 to its coordinator mapping.
+    registry: RegistryLike = field(default=None, repr=False)
     _before_transaction: dict | None = field(default=None, repr=False)
 
     # --- lookups -------------------------------------------------------------------------
@@ -349,15 +354,15 @@ class MetadataImage:
     # --- loading -------------------------------------------------------------------------
 
     @classmethod
-    def from_snapshot(cls, path: str | os.PathLike, *, strict: bool = True) -> MetadataImage:
+    def from_snapshot(cls, path: str | os.PathLike, *, strict: bool = True, registry: RegistryLike = None) -> MetadataImage:
         """The image a snapshot file (``<offset>-<epoch>.checkpoint`` or ``bootstrap.checkpoint``) holds."""
-        image = cls(strict=strict)
+        image = cls(strict=strict, registry=registry)
         image.load_snapshot(path)
         return image
 
     @classmethod
-    def from_log_dir(cls, directory: str | os.PathLike, *, strict: bool = True) -> MetadataImage:
-        image = cls(strict=strict)
+    def from_log_dir(cls, directory: str | os.PathLike, *, strict: bool = True, registry: RegistryLike = None) -> MetadataImage:
+        image = cls(strict=strict, registry=registry)
         image.load_log_dir(directory)
         return image
 
@@ -453,7 +458,7 @@ class MetadataImage:
             if offset < min_offset:
                 continue
             try:
-                decoded = kraft.decode_record_value(record.value)
+                decoded = kraft.decode_record_value(record.value, self.registry or REGISTRY)
             except Exception as exc:
                 self._problem(f"undecodable record: {exc}", offset, None)
                 continue
@@ -516,7 +521,7 @@ class MetadataImage:
     def _reset(self) -> None:
         fresh = type(self)(strict=self.strict)
         for f in fields(self):
-            if f.name not in ("strict", "problems"):
+            if f.name not in ("strict", "problems", "registry"):
                 setattr(self, f.name, getattr(fresh, f.name))
 
     # brokers and controllers
@@ -545,6 +550,10 @@ class MetadataImage:
 
     def _on_UnregisterBrokerRecord(self, r) -> None:
         self.brokers.pop(r.broker_id, None)
+
+    def _on_UnregisterControllerRecord(self, r) -> None:
+        # Kafka 4.4: a controller's registration ends; like a broker's, unknown ids are no error
+        self.controllers.pop(r.controller_id, None)
 
     def _broker(self, broker_id: int, epoch: int, action: str) -> BrokerRegistration:
         broker = self.brokers.get(broker_id)

@@ -3,7 +3,9 @@
 PATH is a directory tree (local, or any URI Spark's Hadoop FileSystem reads: hdfs://, s3a://...)
 holding __cluster_metadata-*/ segments and *.checkpoint snapshots, of one cluster or a fleet
 (a cluster is the directory above __cluster_metadata-0). With no PATH, the built-in sample (a
-simulated fleet, one planted fault per cluster) is written first and audited.
+simulated fleet with diskless topics, one planted fault per cluster) is written first and audited.
+Each cluster's records are read with Kafka's registry, or with the one its kafka-meta-proto.registry
+marker names (simulate --diskless writes one), or with the one --registry/--diskless names.
 
 Writes under --out: records, typed/<record type>, batches, quarantine, files and violations
 (one partition per audit) as Parquet, report.txt and report.json; prints the report. A local
@@ -18,6 +20,8 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+
+from .. import registries
 
 
 def add_arguments(parser) -> None:
@@ -34,6 +38,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--all-files", action="store_true", help="list every file in the printed report")
     parser.add_argument("--no-progress", action="store_true", help="no progress line")
     parser.add_argument("--fail-on-violations", action="store_true", help="exit 1 when an audit finds a violation")
+    registries.add_arguments(parser)
 
 
 def run(args) -> int:
@@ -82,7 +87,7 @@ def run(args) -> int:
     try:
         with interruptible(spark):
             report = run_audit(paths, args.out, spark=spark, chunk_bytes=args.chunk_mb << 20,
-                               progress=not args.no_progress)  # fmt: skip
+                               progress=not args.no_progress, registry=args.registry)  # fmt: skip
     except (NoInputError, FileNotFoundError) as exc:
         print(f"kafka-meta-proto audit: {exc}", file=sys.stderr)
         return 2

@@ -4,7 +4,8 @@ Each FILE (a *.log segment, a <offset>-<epoch>.checkpoint snapshot or bootstrap.
 printed in the text form of Kafka's DumpLogSegments (of the release --kafka-version names): a
 line per batch, a line per record with its decoded payload. --offsets-decoder,
 --transaction-log-decoder and --share-group-state-decoder read the segments of the coordinators'
-topics instead, as Kafka's flags of those names do. --json prints one JSON object per record instead. The exit status is 1 when a
+topics instead, as Kafka's flags of those names do. Metadata records are read with Kafka's
+registry, or the diskless design's with --diskless or where the files carry simulate's marker. --json prints one JSON object per record instead. The exit status is 1 when a
 file could not be read completely (CRC mismatch, undecodable record, truncated tail, unreadable
 file), else 0. See docs/dump-log.md.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import sys
 
-from .. import dump
+from .. import dump, registries
 from ..dump_coordinators import has_decoder
 
 
@@ -48,6 +49,7 @@ def add_arguments(parser) -> None:
                           help="records are the transaction coordinator's (__transaction_state)")  # fmt: skip
     decoders.add_argument("--share-group-state-decoder", action="store_true",
                           help="records are the share coordinator's (__share_group_state)")  # fmt: skip
+    registries.add_arguments(parser)
     parser.add_argument(
         "--kafka-version",
         metavar="X.Y",
@@ -86,4 +88,5 @@ def run(args) -> int:
         max_bytes=args.max_bytes,
         form=form,
         decoder=decoder,
+        registry=args.registry,
     )

@@ -16,6 +16,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from .. import registries
 from ..image import MetadataImage
 from ..shell import ALIASES, COMMANDS, MetadataShell, interactive
 
@@ -33,6 +34,7 @@ def add_arguments(parser) -> None:
         metavar="DIR",
         help="a __cluster_metadata-0 directory (or a log dir holding one, or one .log segment)",
     )
+    registries.add_arguments(parser)
     parser.add_argument(
         "--strict",
         action="store_true",
@@ -47,14 +49,16 @@ def add_arguments(parser) -> None:
 
 
 def load_image(args) -> MetadataImage:
-    """The image --snapshot or --log names (shared with other subcommands)."""
+    """The image --snapshot or --log names (shared with other subcommands), read with the registry
+    --registry/--diskless chose or the files' marker names."""
     strict = getattr(args, "strict", False)
     path = Path(args.snapshot or args.log)
+    registry = registries.for_paths([path], getattr(args, "registry", None))
     if args.snapshot and path.suffix != ".log":
-        return MetadataImage.from_snapshot(path, strict=strict)
+        return MetadataImage.from_snapshot(path, strict=strict, registry=registry)
     if path.is_file():
-        return MetadataImage(strict=strict).replay_segment(path)
-    return MetadataImage.from_log_dir(path, strict=strict)
+        return MetadataImage(strict=strict, registry=registry).replay_segment(path)
+    return MetadataImage.from_log_dir(path, strict=strict, registry=registry)
 
 
 def run(args) -> int:

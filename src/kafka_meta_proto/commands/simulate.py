@@ -12,7 +12,7 @@ import os
 import sys
 import time
 
-from .. import simulator
+from .. import registries, simulator
 
 
 def add_arguments(parser) -> None:
@@ -54,8 +54,13 @@ def add_arguments(parser) -> None:
                         help="take the snapshot after this fraction of the records (default 0.5; 0 for none)")  # fmt: skip
     parser.add_argument("--events-per-second", type=float, default=2.0, metavar="R",
                         help="metadata changes per simulated second besides the NoOps (default 2)")  # fmt: skip
-    parser.add_argument("--no-diskless", dest="diskless", action="store_false",
-                        help="no diskless topics: only records Kafka's own tools know")  # fmt: skip
+    diskless = parser.add_mutually_exclusive_group()
+    diskless.add_argument("--diskless", dest="diskless", action="store_true", default=False,
+                          help="also diskless topics: record type 29 of the diskless design (KIP-1164), which "
+                          f"Kafka 4.4 gives another meaning; each cluster directory gets a {registries.MARKER} "
+                          "marker so dump-log, the shell and the audit read it with the diskless registry")  # fmt: skip
+    diskless.add_argument("--no-diskless", dest="diskless", action="store_false",
+                          help="only records Kafka defines (the default)")  # fmt: skip
     parser.add_argument(
         "--jobs",
         type=int,

@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import registries
 from ..image import MetadataImage
 from ..localfiles import LocalFileError, read_partition_metadata
 from ..log.names import METADATA_LOG_DIR
@@ -91,6 +92,7 @@ def add_arguments(parser) -> None:
     source.add_argument(
         "--log", metavar="DIR", help="a __cluster_metadata-0 directory (or a log dir holding one)"
     )
+    registries.add_arguments(parser)
     parser.add_argument(
         "--broker-id",
         type=int,

@@ -23,7 +23,7 @@ import pyarrow as pa
 from ..log.scanning import TAKEN, Damage, scan
 from ..log.source import arrow_uri, open_source
 from .columns import ARROW_SCHEMA, COLUMNS, SPARK_DDL, UNIT_CONSTANTS, RowKind
-from .record_decoder import RecordDecoder
+from .record_decoder import Decoders, RecordDecoder
 from .rows import UnitRows
 
 RECORD, BATCH, ISSUE = RowKind.RECORD, RowKind.BATCH, RowKind.ISSUE
@@ -34,12 +34,15 @@ __all__ = ["ARROW_SCHEMA", "BATCH", "BATCH_ROWS", "COLUMNS", "ISSUE", "RECORD", 
 
 
 def decode_unit(
-    unit: dict, batch_rows: int = BATCH_ROWS, decoder: RecordDecoder | None = None, rows_out: list | None = None
+    unit: dict, batch_rows: int = BATCH_ROWS, decoder: RecordDecoder | Decoders | None = None,
+    rows_out: list | None = None,
 ) -> Iterator[pa.RecordBatch]:
-    """Arrow record batches (``ARROW_SCHEMA``) of all rows of one unit. Pass one ``decoder`` to
-    the units of a task, so that what it learns serves them all. ``rows_out``, a list, receives
-    the unit's ``UnitRows``: its ``flushed_data`` are the JSON forms of the last RECORD batch."""
-    decoder = decoder if decoder is not None else RecordDecoder()
+    """Arrow record batches (``ARROW_SCHEMA``) of all rows of one unit. Pass one ``Decoders`` (or
+    one ``decoder``) to the units of a task, so that what it learns serves them all; a unit is read
+    with the registry it names (``unit["registry"]``, default Kafka's). ``rows_out``, a list,
+    receives the unit's ``UnitRows``: its ``flushed_data`` are the JSON forms of the last RECORD batch."""
+    if decoder is None or isinstance(decoder, Decoders):
+        decoder = (decoder if decoder is not None else Decoders()).for_unit(unit)
     constants = {UNIT_CONSTANTS[0]: unit["cluster"], UNIT_CONSTANTS[1]: unit["file"],
                  UNIT_CONSTANTS[2]: unit["kind"]}  # fmt: skip
     rows = UnitRows(constants, decoder, batch_rows)
@@ -58,14 +61,14 @@ def decode_unit(
 
 
 def decode_units(units, batch_rows: int = BATCH_ROWS) -> Iterator[pa.RecordBatch]:
-    decoder = RecordDecoder()
+    decoder = Decoders()
     for unit in units:
         yield from decode_unit(unit, batch_rows, decoder)
 
 
 def map_in_arrow(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """The function given to ``DataFrame.mapInArrow``: unit rows in, decoded rows out."""
-    decoder = RecordDecoder()
+    decoder = Decoders()
     for unit_batch in batches:
         for unit in unit_batch.to_pylist():
             yield from decode_unit(unit, decoder=decoder)

@@ -25,6 +25,7 @@ import os
 import posixpath
 from dataclasses import asdict, dataclass, field
 
+from .. import registries
 from ..log import names
 from ..log.names import FileKind
 from ..log.source import is_local, local_path
@@ -61,6 +62,7 @@ class Unit:
     start: int
     end: int
     size: int
+    registry: str = registries.KAFKA  # the shipped registry its metadata records are read with
 
     def row(self) -> dict:
         return asdict(self)
@@ -87,6 +89,8 @@ class Inventory:
     roots: list[str]
     files: list[InputFile] = field(default_factory=list)
     clusters: dict[str, str] = field(default_factory=dict)  # name -> directory
+    # name -> the registry its records are read with, where its marker names one (else Kafka's)
+    registries: dict[str, str] = field(default_factory=dict)
 
     @property
     def total_bytes(self) -> int:
@@ -102,7 +106,8 @@ class Inventory:
         units = []
         for f in self.files:
             for start, end in chunk_ranges(f.size, chunk_bytes):
-                units.append(Unit(len(units), f.cluster, f.file, f.uri, f.kind, start, end, f.size))
+                registry = self.registries.get(f.cluster, registries.KAFKA)
+                units.append(Unit(len(units), f.cluster, f.file, f.uri, f.kind, start, end, f.size, registry))
         return units
 
 
@@ -156,7 +161,7 @@ def list_local(root: str) -> list[tuple[str, int]]:
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         for name in sorted(filenames):
-            if name.endswith((names.SEGMENT_SUFFIX, names.SNAPSHOT_SUFFIX)):
+            if name.endswith((names.SEGMENT_SUFFIX, names.SNAPSHOT_SUFFIX)) or name == registries.MARKER:
                 path = os.path.join(dirpath, name)
                 try:
                     found.append((os.path.abspath(path), os.path.getsize(path)))
@@ -181,7 +186,7 @@ def list_hadoop(spark, root: str) -> tuple[str, list[tuple[str, int]]]:
     while files.hasNext():
         st = files.next()
         uri = st.getPath().toString()
-        if uri.endswith((names.SEGMENT_SUFFIX, names.SNAPSHOT_SUFFIX)):
+        if uri.endswith((names.SEGMENT_SUFFIX, names.SNAPSHOT_SUFFIX)) or posixpath.basename(uri) == registries.MARKER:
             found.append((uri, st.getLen()))
     return qualified, sorted(found)
 
@@ -208,6 +213,7 @@ def discover(paths: list[str], spark=None) -> Inventory:
             root_dir, entries = list_hadoop(spark, root)
         single = len(entries) == 1 and entries[0][0].rstrip("/") == root_dir
         base = _root_dir(root_dir, single)
+        markers = {posixpath.dirname(p): p for p, _ in entries if posixpath.basename(p) == registries.MARKER}
         for path, size in entries:
             facts = classify(path)
             if facts is None:
@@ -220,10 +226,25 @@ def discover(paths: list[str], spark=None) -> Inventory:
                     name = cluster_dir  # the same relative name under two PATHs: use the full path
                 names[cluster_dir] = name
                 inventory.clusters[name] = cluster_dir
+                marker = markers.get(cluster_dir) or markers.get(posixpath.dirname(path))
+                if marker is not None:
+                    inventory.registries[name] = read_marker(marker, spark)
             rel = path[len(cluster_dir) + 1 :] if path.startswith(cluster_dir + "/") else posixpath.basename(path)
             inventory.files.append(InputFile(name, rel, path, kind, size, **extra))
     inventory.files.sort(key=lambda f: (f.cluster, f.kind != BOOTSTRAP, f.file))
     return inventory
+
+
+def read_marker(uri: str, spark=None) -> str:
+    """The registry a cluster's marker file names (read locally, or through Spark for a URI)."""
+    if is_local(uri):
+        with open(local_path(uri), encoding="utf-8") as f:
+            text = f.read(64).strip()
+    else:
+        text = spark.read.text(uri).first()[0].strip()
+    if text not in registries.PACKAGES:
+        raise ValueError(f"{uri} names no registry this package ships: {text!r}")
+    return text
 
 
 def cluster_name(cluster_dir: str, root: str) -> str:

@@ -23,6 +23,7 @@ import os
 import time
 from dataclasses import asdict, dataclass, field
 
+from .. import registries
 from .columns import Issue
 from .decode import BATCH, ISSUE
 from .inputs import DEFAULT_CHUNK_BYTES, SEGMENT, SNAPSHOT_SEQ_SHIFT, Inventory, Unit, discover
@@ -31,7 +32,7 @@ from .spark import Progress, session
 from .tables import table_name
 
 DEFAULT_PARTITION_BYTES = 32 << 20
-UNIT_DDL = ("unit INT, cluster STRING, file STRING, uri STRING, kind STRING, start BIGINT, `end` BIGINT, size BIGINT, "
+UNIT_DDL = ("unit INT, cluster STRING, file STRING, uri STRING, kind STRING, start BIGINT, `end` BIGINT, size BIGINT, registry STRING, "
             "cluster_index INT, replayed BOOLEAN, min_offset BIGINT, seq_shift BIGINT, file_base BIGINT")  # fmt: skip
 UNIT_PLAN = {"cluster_index": 0, "replayed": False, "min_offset": 0, "seq_shift": 0, "file_base": 0}  # not replayed
 MIN_LONG = -(1 << 63)
@@ -246,7 +247,11 @@ def run_audit(
     partition_bytes: int = DEFAULT_PARTITION_BYTES,
     progress: bool = True,
     stream=None,
+    registry: str | None = None,
 ) -> AuditReport:
+    """Decode, write and audit the metadata files under ``paths``. ``registry`` (a shipped
+    registry's name) reads every cluster with it; by default each cluster is read with the one its
+    marker names (``registries.MARKER``), else Kafka's."""
     started = time.perf_counter()
     spark = spark or session(master)
     out = out.rstrip("/")
@@ -254,6 +259,8 @@ def run_audit(
 
     with prog.phase("listing input"):
         inventory = discover(paths, spark)
+        if registry is not None:
+            inventory.registries = {name: registries.name_of(registry) for name in inventory.clusters}
         units = inventory.units(chunk_bytes)
     if not units:
         raise NoInputError(f"no KRaft metadata files (__cluster_metadata-*/*.log, *.checkpoint) under {', '.join(paths)}")

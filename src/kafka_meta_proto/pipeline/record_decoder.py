@@ -12,12 +12,13 @@ from __future__ import annotations
 import functools
 import struct
 
-from .. import kraft
+from .. import kraft, registries
 from ..codec import compiled_batch_rows, compiled_batch_walk, compiled_record_row, json_form, json_text
 from ..errors import KafkaProtocolError
 from ..log.control import decode_control_record
 from ..log.errors import LogFormatError
 from ..messages import REGISTRY
+from ..registries import RegistryLike
 
 CACHE_LIMIT = 30_000  # values remembered before the decoder starts over (each row holds its JSON dict too)
 CACHE_VALUE_BYTES = 256  # only values this small are remembered: the large ones seldom recur
@@ -32,8 +33,8 @@ _batch_walk = compiled_batch_walk()
 class RecordDecoder:
     """Decodes metadata record values and control records with the generated classes."""
 
-    def __init__(self, registry=REGISTRY):
-        self._registry = registry
+    def __init__(self, registry: RegistryLike = REGISTRY):
+        self._registry = registries.resolve(registry)
         self._classes: dict[int, type] = {}
         self._type_names: dict[int, str] = {}
         self._rows: dict[bytes, tuple] = {}
@@ -120,3 +121,15 @@ class RecordDecoder:
         if record.message is None:
             data = {"version": record.marker_version, **data}
         return record.control_type, record.json_version, record.type_name, json_text(data), data
+
+
+class Decoders(dict):
+    """One ``RecordDecoder`` per shipped registry name, made on first use: the units of one task
+    share them, each unit read with the registry its cluster's marker names."""
+
+    def __missing__(self, name: str) -> RecordDecoder:
+        decoder = self[name] = RecordDecoder(registries.named(name))
+        return decoder
+
+    def for_unit(self, unit: dict) -> RecordDecoder:
+        return self[unit.get("registry") or registries.KAFKA]

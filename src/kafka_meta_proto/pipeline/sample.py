@@ -56,7 +56,8 @@ def _one(args):
     from .. import simulator
 
     directory, name, records, faults, seed = args
-    config = simulator.SimulationConfig(records=max(1, records), seed=seed, faults=faults)
+    # diskless topics too, so the diskless audit has work; their clusters carry the registry marker
+    config = simulator.SimulationConfig(records=max(1, records), seed=seed, faults=faults, diskless=True)
     return simulator.simulate_cluster(directory, name, config)
 
 

@@ -35,7 +35,7 @@ from .decode import decode_unit
 from .events import AUDIT_BATCH_SCHEMA, AUDIT_ISSUE_SCHEMA, BATCH_SORT, EVENT_SCHEMA, EVENT_SORT, ISSUE_SORT
 from .events import audit_batches, audit_issues, events
 from .inputs import is_local, local_path
-from .record_decoder import RecordDecoder
+from .record_decoder import Decoders, RecordDecoder
 from .tables import (
     BATCHES_SCHEMA,
     QUARANTINE_SCHEMA,
@@ -192,7 +192,7 @@ def _null_last(pair: tuple) -> tuple:
 class UnitWriter:
     """Writes the rows of the units of one task, and counts them for the summary."""
 
-    def __init__(self, output: TaskOutput, decoder: RecordDecoder):
+    def __init__(self, output: TaskOutput, decoder: RecordDecoder | Decoders):
         self.output = output
         self.decoder = decoder  # one per task: what it learns serves all of its units
         self.builders: dict[str, TypedBuilder] = {}
@@ -256,10 +256,10 @@ class UnitWriter:
         return pa.RecordBatch.from_arrays([pa.array(c, f.type) for c, f in zip(columns, SUMMARY_SCHEMA)], schema=SUMMARY_SCHEMA)
 
 
-def write_task(directory: _Directory, units, decoder: RecordDecoder | None = None) -> Iterator[pa.RecordBatch]:
+def write_task(directory: _Directory, units, decoder: RecordDecoder | Decoders | None = None) -> Iterator[pa.RecordBatch]:
     """Decode the units of one task and write their tables; yield the summary (SUMMARY_SCHEMA)."""
     output = TaskOutput(directory)
-    writer = UnitWriter(output, decoder if decoder is not None else RecordDecoder())
+    writer = UnitWriter(output, decoder if decoder is not None else Decoders())
     first = None
     # Decoding makes millions of small containers (JSON forms, rows, messages) without cycles;
     # the cyclic collector's passes over them, the decoder's cache most of all, cost as much as a

@@ -21,9 +21,12 @@ Every column is snake_case; ``timestamp`` is a Parquet TIMESTAMP (milliseconds, 
 
 from __future__ import annotations
 
+import functools
+import importlib
+
 import pyarrow as pa
 
-from .. import kraft
+from .. import kraft, registries
 from ..log.control import CONTROL_MESSAGES, CONTROL_TYPE_NAMES, MARKERS
 from ..messages import REGISTRY
 from .columns import ARROW_SCHEMA, Column
@@ -62,12 +65,23 @@ MARKER_SCHEMA = pa.schema([("version", pa.int16()), ("coordinator_epoch", pa.int
 MARKER_JSON_NAMES = ("version", "coordinatorEpoch")
 
 
+@functools.lru_cache(maxsize=None)
+def _record_classes() -> dict[str, type]:
+    """Every record type name the decoder can give, under any shipped registry -> its class. The
+    registries differ only in numbers (type 29 is UNREGISTER_CONTROLLER_RECORD in Kafka's, the
+    design's TOPIC_PARTITION_TO_BATCH_COORDINATOR_MAPPING in the diskless one), never in names."""
+    classes: dict[str, type] = {}
+    for name in registries.PACKAGES:
+        registry = registries.named(name)
+        for record_type in registry.record_types():
+            cls = registry.record_class(record_type)
+            classes[kraft.record_type_name(cls.NAME)] = cls
+    return classes
+
+
 def type_names() -> dict[str, str | None]:
     """Every record type name the decoder gives -> its message name (None: transaction markers)."""
-    names: dict[str, str | None] = {}
-    for record_type in REGISTRY.record_types():
-        cls = REGISTRY.record_class(record_type)
-        names[kraft.record_type_name(cls.NAME)] = cls.NAME
+    names: dict[str, str | None] = {type_name: cls.NAME for type_name, cls in _record_classes().items()}
     for code, name in CONTROL_TYPE_NAMES.items():
         names[name] = CONTROL_MESSAGES.get(code)
     return names
@@ -84,6 +98,9 @@ def is_marker(type_name: str) -> bool:
 
 def message_class(type_name: str):
     """The generated class of a record type (None for the transaction markers)."""
+    cls = _record_classes().get(type_name)
+    if cls is not None:
+        return cls
     message = type_names().get(type_name)
     if message is None:
         if is_marker(type_name):
@@ -93,11 +110,13 @@ def message_class(type_name: str):
 
 
 def message_schema(type_name: str) -> pa.Schema:
-    """The Arrow schema of a record type's message fields (generated from its schema)."""
-    from ..messages._arrow_schemas import SCHEMAS
-
+    """The Arrow schema of a record type's message fields (generated from its schema, in the
+    ``_arrow_schemas`` module of the package that holds its class)."""
     cls = message_class(type_name)
-    return MARKER_SCHEMA if cls is None else SCHEMAS[cls.NAME]
+    if cls is None:
+        return MARKER_SCHEMA
+    package = cls.__module__.rpartition(".")[0]
+    return importlib.import_module(f"{package}._arrow_schemas").SCHEMAS[cls.NAME]
 
 
 def typed_schema(type_name: str) -> pa.Schema:

@@ -41,7 +41,9 @@ class SimulationConfig:
     controllers: int = 3
     snapshot_at: float | None = 0.5  # fraction of the records after which the snapshot is taken
     events_per_second: float = 2.0  # metadata changes (not counting NoOps), on average
-    diskless: bool = True  # diskless topics (record type 29, which Kafka's own tools cannot read)
+    # diskless topics: record type 29 of the diskless design, which Kafka 4.4 gives another meaning;
+    # the cluster directory is marked so the tools read it with the diskless registry
+    diskless: bool = False
 
     def __post_init__(self):
         unknown = [f for f in self.faults if f not in FAULTS]

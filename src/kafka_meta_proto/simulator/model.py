@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from .. import kraft, message_class
+from .. import DISKLESS_REGISTRY, kraft, message_class
 from ..uuid import Uuid
 from .config import KRAFT_VERSION_RANGE, METADATA_VERSION
 
@@ -28,7 +28,8 @@ RemoveTopicRecord = _M("RemoveTopicRecord")
 ConfigRecord = _M("ConfigRecord")
 ProducerIdsRecord = _M("ProducerIdsRecord")
 NoOpRecord = _M("NoOpRecord")
-MappingRecord = _M("TopicPartitionToBatchCoordinatorMapping")
+# The diskless design's record type 29 (Kafka 4.4 gives 29 to UnregisterControllerRecord).
+MappingRecord = DISKLESS_REGISTRY.message_class("TopicPartitionToBatchCoordinatorMapping")
 
 # The record versions a 3.9-IV0 controller writes.
 V_REGISTER_BROKER = 3

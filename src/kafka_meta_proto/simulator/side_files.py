@@ -1,11 +1,13 @@
 """The files a cluster directory holds besides the log: bootstrap.checkpoint, meta.properties,
-quorum-state, partition.metadata, leader-epoch-checkpoint, and our faults.json and summary.json."""
+quorum-state, partition.metadata, leader-epoch-checkpoint, and our faults.json, summary.json and,
+for a cluster with diskless topics, the registry marker."""
 
 from __future__ import annotations
 
 import json
 import time
 
+from .. import registries
 from ..log.names import BOOTSTRAP_CHECKPOINT, METADATA_LOG_DIR
 from ..log.segment_writer import write_leader_epoch_checkpoint
 from .config import METADATA_TOPIC_ID, METADATA_VERSION
@@ -13,7 +15,7 @@ from .log_output import _write_snapshot
 from .model import FeatureLevelRecord, SnapshotHeaderRecord, _uuid
 
 SIDE_FILES = {"leader-epoch-checkpoint", "partition.metadata", "quorum-state", "faults.json",
-              "summary.json", "meta.properties"}  # fmt: skip
+              "summary.json", "meta.properties", registries.MARKER}  # fmt: skip
 
 
 class SideFiles:
@@ -23,6 +25,8 @@ class SideFiles:
         format_time = self.start_ms - self.rng.randint(60_000, 600_000)
         self._write_bootstrap(format_time)
         self._write_kafka_files(format_time)
+        if self.config.diskless:  # record type 29 is the design's here, not Kafka's
+            registries.write_marker(self.directory, registries.DISKLESS)
         faults = sorted(self.faults, key=lambda f: (f["offset"], f["fault"]))
         (self.directory / "faults.json").write_text(json.dumps(faults, indent=2) + "\n")
         (self.directory / "summary.json").write_text(
