@@ -431,7 +431,7 @@ def test_decode_request_unknown_api_key(api_key):
         protocol.decode_request(_raw_request(api_key, 0))
 
 
-@pytest.mark.parametrize("api_key,api_version", [(18, 5), (18, 1698), (18, -1), (3, 14), (63, 3)])
+@pytest.mark.parametrize("api_key,api_version", [(18, 6), (18, 1698), (18, -1), (3, 14), (63, 3)])
 def test_decode_request_unsupported_version(api_key, api_version):
     with pytest.raises(UnsupportedVersionError):
         protocol.decode_request(_raw_request(api_key, api_version))
@@ -445,14 +445,14 @@ def test_decode_response_unknown_api_key(api_key):
 
 def test_decode_response_unsupported_version():
     with pytest.raises(UnsupportedVersionError):
-        protocol.decode_response(H("0000000a 00000001 0000 00000000"), 18, 5)
+        protocol.decode_response(H("0000000a 00000001 0000 00000000"), 18, 6)
 
 
 def test_encode_unsupported_version():
     with pytest.raises(UnsupportedVersionError):
-        protocol.encode_request(message_class("ApiVersionsRequest")(), 5, 1)
+        protocol.encode_request(message_class("ApiVersionsRequest")(), 6, 1)
     with pytest.raises(UnsupportedVersionError):
-        protocol.encode_response(message_class("ApiVersionsResponse")(), 5, 1)
+        protocol.encode_response(message_class("ApiVersionsResponse")(), 6, 1)
 
 
 def test_request_and_response_accessors():

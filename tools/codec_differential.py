@@ -41,7 +41,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "src") not in sys.path:
     sys.path.insert(0, str(ROOT / "src"))
 
-from kafka_meta_proto import DecodeError, codec, message_class  # noqa: E402
+from kafka_meta_proto import DecodeError, codec  # noqa: E402
+from kafka_meta_proto.registries import qualified_class as message_class  # noqa: E402
 from kafka_meta_proto.uuid import Uuid  # noqa: E402
 
 

@@ -43,7 +43,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from . import kraft
+from . import kraft, registries
 from .kraft_rules import (
     CONFIG_TOPIC,
     FENCE,
@@ -327,8 +327,9 @@ class MetadataImage:
     )
     strict: bool = True
     problems: list[str] = field(default_factory=list)  # records skipped by a lenient image
-    # The registry the records of files are read with (a registry or a shipped one's name; None:
-    # Kafka's). The diskless design's maps record type 29 to its coordinator mapping.
+    # The registry records are read with (a registry or a shipped one's name). None: for a file,
+    # the one its registry marker names (simulate --diskless writes one), else Kafka's. The
+    # diskless design's maps record type 29 to its coordinator mapping.
     registry: RegistryLike = field(default=None, repr=False)
     _before_transaction: dict | None = field(default=None, repr=False)
 
@@ -372,7 +373,7 @@ class MetadataImage:
 
         self._reset()
         with SnapshotReader(path) as reader:
-            self.replay_batches(batch for _, batch in reader)
+            self.replay_batches((batch for _, batch in reader), registry=self._registry_for(path))
             snapshot_id = reader.snapshot_id
         if self.transaction is not None:
             self._problem(
@@ -424,6 +425,7 @@ class MetadataImage:
         from .log.source import MappedFile
 
         path = Path(path)
+        registry = self._registry_for(path)
         with MappedFile(path) as source:
             for item in scan(source):
                 if type(item) is Damage:
@@ -439,7 +441,7 @@ class MetadataImage:
                 if header.is_control or header.last_offset < min_offset:
                     continue
                 try:
-                    self._replay_records(header, item.records(), min_offset)
+                    self._replay_records(header, item.records(), min_offset, registry)
                 except LogFormatError as exc:
                     exc.file = path
                     if exc.position is None:
@@ -451,27 +453,33 @@ class MetadataImage:
                 self.timestamp = header.max_timestamp
         return self
 
-    def _replay_records(self, batch, records, min_offset: int) -> None:
+    def _registry_for(self, path) -> RegistryLike:
+        """The registry to read a file with: the image's, else the one the file's marker names."""
+        return self.registry or registries.for_path(path) or REGISTRY
+
+    def _replay_records(self, batch, records, min_offset: int, registry: RegistryLike) -> None:
         base_offset, epoch = batch.base_offset, batch.partition_leader_epoch
         for record in records:
             offset = base_offset + record.offset_delta
             if offset < min_offset:
                 continue
             try:
-                decoded = kraft.decode_record_value(record.value, self.registry or REGISTRY)
+                decoded = kraft.decode_record_value(record.value, registry)
             except Exception as exc:
                 self._problem(f"undecodable record: {exc}", offset, None)
                 continue
             self.apply(decoded, offset=offset, epoch=epoch)
 
-    def replay_batches(self, batches: Iterable, *, min_offset: int = 0) -> MetadataImage:
-        """Apply the metadata records of record batches (control batches are skipped)."""
+    def replay_batches(self, batches: Iterable, *, min_offset: int = 0, registry: RegistryLike = None) -> MetadataImage:
+        """Apply the metadata records of record batches (control batches are skipped), read with
+        ``registry`` (default: the image's, else Kafka's)."""
+        registry = registry or self.registry or REGISTRY
         for batch in batches:
             if isinstance(batch, tuple):  # (file position, batch) from a reader
                 batch = batch[1]
             if batch.is_control or batch.last_offset < min_offset:
                 continue
-            self._replay_records(batch, batch.records, min_offset)
+            self._replay_records(batch, batch.records, min_offset, registry)
             self.timestamp = batch.max_timestamp
         return self
 

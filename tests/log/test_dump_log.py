@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kafka_meta_proto import cli, dump, kraft, message_class
+from kafka_meta_proto import DISKLESS_REGISTRY, cli, dump, kraft, message_class
 from kafka_meta_proto.log import CompressionType, Record, RecordBatch, TimestampType, control_key
 from kafka_meta_proto.uuid import Uuid
 
@@ -455,17 +455,22 @@ def test_client_quota_value_is_written_as_java_does(tmp_path):
 def test_diskless_mapping_record_payload(tmp_path):
     """Record type 29 of the diskless design: Kafka's type name from the message name, the fields
     in schema order (partition index first)."""
-    mapping = message_class("TopicPartitionToBatchCoordinatorMapping")
+    mapping = DISKLESS_REGISTRY.message_class("TopicPartitionToBatchCoordinatorMapping")
     topic = Uuid(bytes.fromhex("00112233445566778899aabbccddeeff"))
     value = kraft.encode_record_value(
         mapping(partition_index=4, topic_id=topic, batch_coordinator_partition_index=2), 0
     )
     path = write(tmp_path, "00000000000000000000.log", [RecordBatch.create([Record(value=value)], base_timestamp=1)])
-    out = run_dump([path])[1]
-    assert out.endswith(
-        ' payload: {"type":"TOPIC_PARTITION_TO_BATCH_COORDINATOR_MAPPING","version":0,"data":'
-        '{"partitionIndex":4,"topicId":"ABEiM0RVZneImaq7zN3u_w","batchCoordinatorPartitionIndex":2}}\n'
-    )
+    want = (' payload: {"type":"TOPIC_PARTITION_TO_BATCH_COORDINATOR_MAPPING","version":0,"data":'
+            '{"partitionIndex":4,"topicId":"ABEiM0RVZneImaq7zN3u_w","batchCoordinatorPartitionIndex":2}}\n')  # fmt: skip
+    assert run_dump([path], registry="diskless")[1].endswith(want)
+    # Kafka's registry (the default) reads type 29 as Kafka 4.4's record, and says what else it can be
+    status, out, _ = run_dump([path])
+    assert status == 1 and " payload: Error at 0, skipping. UnregisterControllerRecord v0" in out
+    assert "TopicPartitionToBatchCoordinatorMapping in the registry of the diskless" in out
+    # a marker beside the file chooses the diskless registry
+    (tmp_path / "kafka-meta-proto.registry").write_text("diskless\n")
+    assert run_dump([path])[1].endswith(want)
 
 
 def test_a_crc_mismatch_is_said_once_on_stderr_with_where(tmp_path, capsys):

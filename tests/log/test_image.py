@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kafka_meta_proto import kraft, message_class
+from kafka_meta_proto import DISKLESS_REGISTRY, kraft, message_class
 from kafka_meta_proto.image import (
     DIRECTORY_MIGRATING,
     DIRECTORY_UNASSIGNED,
@@ -259,7 +259,7 @@ def test_remove_topic_drops_its_partitions_configs_and_diskless_mapping():
         topic("bar", BAR), partition(0, BAR),
         M("ConfigRecord")(resource_type=2, resource_name="foo", name="retention.ms", value="1000"),
         M("ConfigRecord")(resource_type=2, resource_name="bar", name="retention.ms", value="2000"),
-        M("TopicPartitionToBatchCoordinatorMapping")(partition_index=1, topic_id=FOO, batch_coordinator_partition_index=7),
+        DISKLESS_REGISTRY.message_class("TopicPartitionToBatchCoordinatorMapping")(partition_index=1, topic_id=FOO, batch_coordinator_partition_index=7),
         M("RemoveTopicRecord")(topic_id=FOO),
     )  # fmt: skip
     assert list(image.topics) == [BAR]

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from kafka_meta_proto import cli, message_class
+from kafka_meta_proto import DISKLESS_REGISTRY, cli, message_class, registries
 from kafka_meta_proto.image import MetadataImage
 from kafka_meta_proto.shell import MetadataShell, escape_name, image_tree
 from kafka_meta_proto.uuid import Uuid
@@ -58,7 +58,7 @@ def full_records():
         M("UserScramCredentialRecord")(name="alice", mechanism=2, salt=b"\x01\x02", stored_key=b"k", server_key=b"v", iterations=8192),
         M("DelegationTokenRecord")(owner="User:alice", requester="User:alice", renewers=["User:bob"], issue_timestamp=1,
                                    max_timestamp=3, expiration_timestamp=2, token_id="tok1"),
-        M("TopicPartitionToBatchCoordinatorMapping")(partition_index=0, topic_id=BAR, batch_coordinator_partition_index=7),
+        DISKLESS_REGISTRY.message_class("TopicPartitionToBatchCoordinatorMapping")(partition_index=0, topic_id=BAR, batch_coordinator_partition_index=7),
     ]  # fmt: skip
 
 
@@ -69,6 +69,8 @@ def image():
 
 @pytest.fixture
 def snapshot(tmp_path):
+    # the records include the diskless design's type 29: the directory says so, as simulate's do
+    registries.write_marker(tmp_path, registries.DISKLESS)
     return write_snapshot(tmp_path, full_records(), end_offset=42, epoch=3)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kafka_meta_proto import cli, dump, kraft, simulator
+from kafka_meta_proto import cli, dump, kraft, registries, simulator
 from kafka_meta_proto.log import (
     CorruptBatchError,
     Record,
@@ -43,6 +43,7 @@ class Entry:
 def read_cluster(cluster: Path, *, skip_corrupt: bool = False) -> tuple[list[Entry], dict]:
     """Every record of the segments, decoded (strict: a CRC mismatch raises unless skip_corrupt)."""
     log_dir = cluster / "__cluster_metadata-0"
+    registry = registries.for_paths([cluster])  # the diskless design's where simulate marked it
     entries, info = [], {"corrupt": [], "truncated": None, "batches": 0, "first_of_epoch": {}}
     for segment in list_segments(log_dir):
         with SegmentReader(segment.path, skip_corrupt=skip_corrupt) as reader:
@@ -56,7 +57,7 @@ def read_cluster(cluster: Path, *, skip_corrupt: bool = False) -> tuple[list[Ent
                         control = kraft.decode_control_record(record.key, record.value)
                         type_, message = control.type_name, control.message
                     else:
-                        decoded = kraft.decode_record_value(record.value)
+                        decoded = kraft.decode_record_value(record.value, registry)
                         type_, message = decoded.message.NAME, decoded.message
                     entries.append(Entry(batch.offset_of(record), segment.path.name, position, batch.partition_leader_epoch,
                                          batch.timestamp_of(record), batch.is_control, type_, message))  # fmt: skip
@@ -77,7 +78,7 @@ def summary_of(cluster: Path) -> dict:
 @pytest.fixture(scope="module")
 def clean_cluster(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("sim")
-    simulator.simulate(out, records=20_000, seed=42, segment_bytes=256 * 1024)
+    simulator.simulate(out, records=20_000, seed=42, segment_bytes=256 * 1024, diskless=True)
     return out / "cluster-0"
 
 
@@ -327,7 +328,7 @@ def test_snapshot_is_the_image_at_its_offset(clean_cluster, clean_read):
     ] or len(batches) > 3
     assert all(b.partition_leader_epoch == snapshot.epoch for b in batches)
     types = [
-        kraft.decode_record_value(r.value).message.NAME for b in batches[1:-1] for r in b.records
+        kraft.decode_record_value(r.value, "diskless").message.NAME for b in batches[1:-1] for r in b.records
     ]
     assert (
         types[:2] == ["FeatureLevelRecord", "ZkMigrationStateRecord"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kafka_meta_proto import kraft, message_class
+from kafka_meta_proto import DISKLESS_REGISTRY, kraft, message_class, registries
 from kafka_meta_proto.log import Record, RecordBatch, control_key
 from kafka_meta_proto.uuid import Uuid
 
@@ -59,7 +59,7 @@ def config(topic_name: str, key: str, value):
 
 
 def mapping(topic_id: Uuid, index: int, coordinator: int):
-    return M("TopicPartitionToBatchCoordinatorMapping")(partition_index=index, topic_id=topic_id,
+    return DISKLESS_REGISTRY.message_class("TopicPartitionToBatchCoordinatorMapping")(partition_index=index, topic_id=topic_id,
                                                         batch_coordinator_partition_index=coordinator), 0  # fmt: skip
 
 
@@ -88,9 +88,11 @@ class Cluster:
     names: dict = field(default_factory=dict)  # segment start -> file name override
     topics: dict = field(default_factory=dict)
     brokers: dict = field(default_factory=dict)  # id -> epoch
+    diskless: bool = False  # holds the diskless design's records: written with its registry marker
 
     def records(self, *messages, epoch: int | None = None, step_ms: int = 1000, deltas=None, raw_values=None) -> int:
         """Append one batch of metadata records; return its base offset."""
+        self.diskless = self.diskless or any(m.NAME in DISKLESS_REGISTRY.own_names() for m, _ in messages)
         values = [kraft.encode_record_value(m, v) for m, v in messages] + list(raw_values or [])
         deltas = deltas or list(range(len(values)))
         records = [Record(offset_delta=d, value=v) for d, v in zip(deltas, values)]
@@ -157,6 +159,8 @@ class Cluster:
             data = b"".join(b for base, b in self.batches if base >= start and (end is None or base < end))
             name = self.names.get(start, f"{start:020d}.log")
             (directory / name).write_bytes(data)
+        if self.diskless:
+            registries.write_marker(directory.parent, registries.DISKLESS)
         return directory.parent
 
 

@@ -21,7 +21,7 @@ import pandas as pd  # the pandas UDF's type hints name it
 from .decode import SPARK_DDL, decode_unit
 from .decode import map_in_arrow as _map_in_arrow
 
-UNIT_FIELDS = ("unit", "cluster", "file", "uri", "kind", "start", "end", "size")
+UNIT_FIELDS = ("unit", "cluster", "file", "uri", "kind", "start", "end", "size", "registry")
 
 
 def map_in_arrow(units_df):
@@ -58,9 +58,9 @@ def pandas_udf(units_df):
 
     @F.pandas_udf(f"array<{element}>")
     def decode_rows(unit: pd.Series, cluster: pd.Series, file: pd.Series, uri: pd.Series, kind: pd.Series,
-                    start: pd.Series, end: pd.Series, size: pd.Series) -> pd.Series:  # fmt: skip
+                    start: pd.Series, end: pd.Series, size: pd.Series, registry: pd.Series) -> pd.Series:  # fmt: skip
         out = []
-        for values in zip(unit, cluster, file, uri, kind, start, end, size):
+        for values in zip(unit, cluster, file, uri, kind, start, end, size, registry):
             rows = []
             for batch in decode_unit(dict(zip(UNIT_FIELDS, values))):
                 rows.extend(batch.to_pylist())
