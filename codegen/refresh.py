@@ -3,6 +3,11 @@
   python -m codegen.refresh              merge every release under kafka/*/pom.xml into schemas/kafka/,
                                          print what changed (codegen.compat) and regenerate the package
   python -m codegen.refresh --dry-run    print the merge report and the changes, write nothing
+  python -m codegen.refresh --newer      ask Maven Central which Kafka releases exist beyond the
+                                         pinned lines (codegen.releases)
+  python -m codegen.refresh --try 4.5.0  merge with 4.5.0 in place of the line it would replace
+                                         (--replace LINE|none to choose) in a temporary folder and
+                                         print what the move would change; writes nothing
 
 Each release line (``kafka/RELEASE/pom.xml``, resolved by ``tools/setup.sh``) contributes the JSON
 schemas packed in Kafka's own jars. One file per message speaks the union of the versions the
@@ -28,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import jsonc
+from . import releases as rel
 from .versions import MAX_VERSION, NONE, Versions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -324,26 +330,31 @@ def _oracle():
     return sys.modules["kafka_oracle"]
 
 
-def release_schemas(release: str) -> dict[str, tuple[str, dict]]:
-    """name -> (our folder, schema) for every schema in Kafka ``release``'s jars."""
-    oracle = _oracle()
+def release_schemas(release: str, files=None) -> dict[str, tuple[str, dict]]:
+    """name -> (our folder, schema) for every schema in Kafka ``release``'s jars; ``files``, pairs
+    of (jar file name, schema text), stands for jars that are not a pinned line's (--try)."""
+    if files is None:
+        files = ((f.jar, f.text) for f in _oracle().schema_files(release))
     out = {}
-    for f in oracle.schema_files(release):
-        artifact = f.jar.rsplit("-", 1)[0]
+    for jar, text in files:
+        artifact = jar.rsplit("-", 1)[0]
         if artifact not in JAR_FOLDERS:
-            raise MergeError(f"{f.jar} holds schemas but has no folder in JAR_FOLDERS")
-        schema = json.loads(jsonc.strip_comments(f.text))
+            raise MergeError(f"{jar} holds schemas but has no folder in JAR_FOLDERS")
+        schema = json.loads(jsonc.strip_comments(text))
         out[schema["name"]] = (JAR_FOLDERS[artifact], schema)
     return out
 
 
-def merge_releases(releases: list[str]) -> tuple[dict[str, tuple[str, dict]], list[Merge]]:
-    """Fold the release lines, oldest first, into one schema per message."""
+def merge_releases(
+    releases: list[str], read=release_schemas
+) -> tuple[dict[str, tuple[str, dict]], list[Merge]]:
+    """Fold the release lines, oldest first, into one schema per message (``read``: a release's
+    schemas, as release_schemas gives them)."""
     merged: dict[str, tuple[str, dict]] = {}
     reports: dict[str, Merge] = {}
     previous = None
     for release in releases:
-        current = release_schemas(release)
+        current = read(release)
         if previous is None:
             merged = current
             reports = {n: Merge(n, [(release, str(defined_versions(s)))]) for n, (_, s) in current.items()}
@@ -523,39 +534,207 @@ def write_tree(merged: dict[str, tuple[str, dict]], reports: list[Merge], target
     return touched
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m codegen.refresh", description=__doc__.split("\n")[0])
-    ap.add_argument("--dry-run", action="store_true", help="report the merge and the changes, write nothing")
-    ap.add_argument("--no-generate", action="store_true", help="do not regenerate the package afterwards")
-    args = ap.parse_args(argv)
+# -- the command ---------------------------------------------------------------------------------
+
+
+def unfetched(releases: list[str]) -> str | None:
+    """Why a release line's jars cannot be read here, or None when all of them can."""
     oracle = _oracle()
-    releases = oracle.releases()
     for release in releases:
         reason = oracle.missing(release)
         if reason and not (oracle.CACHE / release / "classpath.txt").exists():
-            print(f"Kafka {release}: {reason}", file=sys.stderr)
+            return f"Kafka {release}: {reason}"
+    return None
+
+
+def print_notes(merged: dict, reports: list[Merge], releases: list[str]) -> None:
+    print(f"{len(merged)} schemas from Kafka {', '.join(releases)}")
+    for r in reports:
+        for note in r.notes:
+            print(f"  {r.name}: {note}")
+
+
+def print_changes(before: Path, merged: dict, reports: list[Merge], out: Path) -> None:
+    """Write the merge under ``out`` and print what changed from the tree ``before``."""
+    from .compat import main as compat_main
+
+    touched = write_tree(merged, reports, out)
+    print(f"{len(touched)} schema files written or removed under {out}")
+    print("changes (python -m codegen.compat):")
+    sys.stdout.flush()
+    compat_main([str(before), str(out)])
+
+
+def show_newer(repository: str) -> int:
+    """--newer: the releases Maven Central has beyond the pinned lines, and the artifacts of each
+    line's pom a candidate is not published with."""
+    oracle = _oracle()
+    pinned = oracle.releases()
+    repo = rel.Repository(repository)
+    available = repo.kafka_releases()
+    print(
+        f"{repository}: {len(available)} releases of kafka-clients (pre-releases left out),"
+        f" the newest {available[-1]}"
+    )
+    found = rel.candidates(pinned, available)
+
+    def listed(versions: list[str], pom_of: str) -> str:
+        artifacts = rel.kafka_artifacts((oracle.POMS / pom_of / "pom.xml").read_text())
+        out = []
+        for v in versions:
+            gone = repo.missing(artifacts, v)
+            out.append(f"{v} (not published: {', '.join(gone)})" if gone else v)
+        return ", ".join(out)
+
+    for release, patches in found.patches.items():
+        minor = ".".join(map(str, rel.line(release)))
+        if patches:
+            print(f"kafka/{release}: newer {minor} patches: {listed(patches, release)}")
+        else:
+            print(f"kafka/{release}: no newer {minor} release")
+    if found.beyond:
+        print(f"beyond {pinned[-1]}: {listed(found.beyond, pinned[-1])}")
+    else:
+        print(f"beyond {pinned[-1]}: no newer minor or major release")
+    newest = [vs[-1] for vs in found.patches.values() if vs] + found.beyond[-1:]
+    if newest:
+        print(f"what a move would change: python -m codegen.refresh --try {newest[-1]}")
+    return 0
+
+
+def try_release(
+    candidate: str, pinned: list[str], repository: str, replace: str | None = ""
+) -> int:
+    """--try: merge the release lines with ``candidate`` in place of the line it would replace
+    (``replace``: that line, None for beside them, "" for releases.replaced_line's choice) and print
+    the merge notes and what changes from the merge of the pinned lines. Writes only to a
+    temporary folder: the candidate's pom, classpath and Maven log, and both merged trees."""
+    oracle = _oracle()
+    if not rel.is_release(candidate):
+        print(f"{candidate} is not a release version (pre-releases are not tried)", file=sys.stderr)
+        return 2
+    if candidate in pinned:
+        print(f"Kafka {candidate} is pinned already (kafka/{candidate}/pom.xml)", file=sys.stderr)
+        return 2
+    if replace == "":
+        replace = rel.replaced_line(candidate, pinned)
+    if replace is not None and replace not in pinned:
+        print(
+            f"--replace {replace}: not a pinned release line ({', '.join(pinned)})", file=sys.stderr
+        )
+        return 2
+    repo = rel.Repository(repository)
+    if candidate not in repo.kafka_releases():
+        print(
+            f"{repository} lists no release {candidate} of kafka-clients"
+            " (pre-releases are not tried)",
+            file=sys.stderr,
+        )
+        return 2
+    reason = unfetched(pinned)
+    if reason:
+        print(reason, file=sys.stderr)
+        return 2
+    template = replace or pinned[-1]
+    pom_text = (oracle.POMS / template / "pom.xml").read_text()
+    gone = repo.missing(rel.kafka_artifacts(pom_text), candidate)
+    lines = sorted([r for r in pinned if r != replace] + [candidate], key=rel.key)
+    place = f"in place of {replace}" if replace else f"beside {', '.join(pinned)}"
+    print(f"trying Kafka {candidate} {place}: release lines {', '.join(lines)}")
+    print(
+        f"pom: kafka/{template}/pom.xml at {candidate}"
+        + (f", left out (not published at {candidate}): {', '.join(gone)}" if gone else "")
+    )
+    with tempfile.TemporaryDirectory(prefix="kafka-try-") as tmp:
+        folder = Path(tmp) / candidate
+        folder.mkdir()
+        pom = folder / "pom.xml"
+        pom.write_text(rel.rewrite_pom(pom_text, candidate, gone))
+        files = list(rel.jar_schema_texts(rel.resolve(pom, folder)))
+        try:
+            pinned_merge = merge_releases(pinned)
+            merged, reports = merge_releases(
+                lines, lambda r: release_schemas(r, files if r == candidate else None)
+            )
+        except MergeError as e:
+            print(f"cannot merge: {e}", file=sys.stderr)
             return 2
+        print_notes(merged, reports, lines)
+        before, after = Path(tmp) / "pinned" / "kafka", Path(tmp) / "moved" / "kafka"
+        for tree in (before, after):
+            shutil.copytree(TARGET, tree)
+        write_tree(*pinned_merge, before)
+        print(
+            f"compared with the merge of the pinned lines ({', '.join(pinned)});"
+            f" nothing under {TARGET} is written"
+        )
+        print_changes(before, merged, reports, after)
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m codegen.refresh", description=__doc__.split("\n")[0]
+    )
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--dry-run", action="store_true", help="report the merge and the changes, write nothing"
+    )
+    mode.add_argument(
+        "--newer",
+        action="store_true",
+        help="list the Kafka releases Maven Central has beyond the pinned lines",
+    )
+    mode.add_argument(
+        "--try",
+        dest="candidate",
+        metavar="RELEASE",
+        help="say what moving to Kafka RELEASE would change (writes nothing)",
+    )
+    ap.add_argument(
+        "--replace",
+        metavar="LINE",
+        default="",
+        help="with --try: the pinned line RELEASE takes the place of, or 'none' to add it beside"
+        " them (default: the same minor line, else the newest line of the same major, else none)",
+    )
+    ap.add_argument(
+        "--repository",
+        default=rel.CENTRAL,
+        metavar="URL",
+        help="the Maven repository asked (default: Maven Central)",
+    )
+    ap.add_argument(
+        "--no-generate", action="store_true", help="do not regenerate the package afterwards"
+    )
+    args = ap.parse_args(argv)
+    if args.newer or args.candidate:
+        replace = None if args.replace == "none" else args.replace
+        try:
+            if args.newer:
+                return show_newer(args.repository)
+            return try_release(args.candidate, _oracle().releases(), args.repository, replace)
+        except rel.RepositoryError as e:
+            print(e, file=sys.stderr)
+            return 2
+    releases = _oracle().releases()
+    reason = unfetched(releases)
+    if reason:
+        print(reason, file=sys.stderr)
+        return 2
     try:
         merged, reports = merge_releases(releases)
     except MergeError as e:
         print(f"cannot merge: {e}", file=sys.stderr)
         return 2
-    print(f"{len(merged)} schemas from Kafka {', '.join(releases)}")
-    for r in reports:
-        for note in r.notes:
-            print(f"  {r.name}: {note}")
+    print_notes(merged, reports, releases)
     with tempfile.TemporaryDirectory() as tmp:
         before = Path(tmp) / "before" / "kafka"
         shutil.copytree(TARGET, before)
         out = Path(tmp) / "after" / "kafka" if args.dry_run else TARGET
         if args.dry_run:
             shutil.copytree(TARGET, out)
-        touched = write_tree(merged, reports, out)
-        print(f"{len(touched)} schema files written or removed under {out}")
-        from .compat import main as compat_main
-
-        print("changes (python -m codegen.compat):")
-        compat_main([str(before), str(out)])
+        print_changes(before, merged, reports, out)
     if not args.dry_run and not args.no_generate:
         return subprocess.call([sys.executable, "-m", "codegen"], cwd=ROOT)
     return 0
