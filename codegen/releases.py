@@ -20,7 +20,6 @@ import subprocess
 import urllib.error
 import urllib.request
 import xml.etree.ElementTree as ET
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -244,16 +243,9 @@ def resolve(pom: Path, folder: Path) -> list[Path]:
     return [Path(p) for p in classpath.read_text().strip().split(os.pathsep) if p]
 
 
-def kafka_jars(jars: list[Path]) -> list[Path]:
-    """Kafka's own jars (``org.apache.kafka``) of a classpath: the ones that pack schemas."""
-    return [j for j in jars if f"{os.sep}org{os.sep}apache{os.sep}kafka{os.sep}" in str(j)]
-
-
 def jar_schema_texts(jars: list[Path]):
-    """(jar file name, schema text) for every message schema packed in Kafka's own jars, in the
-    order tools/kafka_oracle.schema_files reads the pinned releases' jars."""
-    for jar in kafka_jars(jars):
-        with zipfile.ZipFile(jar) as archive:
-            for entry in sorted(archive.namelist()):
-                if entry.endswith(".json") and ("message/" in entry or "metadata/" in entry):
-                    yield jar.name, archive.read(entry).decode("utf-8")
+    """(jar file name, schema text) for every message schema packed in Kafka's own jars of a
+    classpath, read as tools/kafka_oracle reads the pinned releases' jars."""
+    from .refresh import _oracle
+
+    return ((f.jar, f.text) for f in _oracle().schema_files_in(jars))

@@ -87,7 +87,12 @@ class SchemaFile:
 
 def schema_files(release: str) -> Iterator[SchemaFile]:
     """The JSON message schemas packed in Kafka ``release``'s own jars (``org.apache.kafka``)."""
-    for jar in jars(release):
+    return schema_files_in(jars(release))
+
+
+def schema_files_in(classpath: Iterable[Path]) -> Iterator[SchemaFile]:
+    """The JSON message schemas packed in Kafka's own jars (``org.apache.kafka``) of a classpath."""
+    for jar in classpath:
         if f"{os.sep}org{os.sep}apache{os.sep}kafka{os.sep}" not in str(jar):
             continue
         with zipfile.ZipFile(jar) as archive:
