@@ -19,7 +19,7 @@ from .spec import MessageSpec, load_tree
 
 CODEGEN_DIR = Path(__file__).resolve().parent
 # Modules of codegen/ that never touch the generated text: editing them must not re-render it all.
-NOT_GENERATOR = ("compat.py", "refresh.py", "__main__.py")
+NOT_GENERATOR = ("compat.py", "refresh.py", "releases.py", "__main__.py")
 FINGERPRINT = "# fingerprint: "
 # The packages that also get the side files (ours, which the pipeline reads): one module over all
 # their messages each, made by the generator module named (whose source is among that file's
