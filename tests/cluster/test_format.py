@@ -17,7 +17,9 @@ from cluster.helpers import send
 from conftest import need_kafka
 from kafka_client import KafkaConnection
 from kafka_meta_proto import dump, message_class
+from kafka_meta_proto.image import MetadataImage
 from kafka_meta_proto.localfiles import read_meta_properties
+from kafka_meta_proto.storage import feature_levels
 
 pytestmark = pytest.mark.cluster
 
@@ -68,6 +70,8 @@ def test_bootstrap_records_equal_kafkas(formatted):
                             for f in ("kafka", "ours"))  # fmt: skip
     assert timeless(our_file) == timeless(kafka_file)
     assert records(our_file)[1] == ("FEATURE_LEVEL_RECORD", 0, {"name": "metadata.version", "featureLevel": 33})
+    levels = {name: level for name, level in feature_levels().items() if level > 0}
+    assert MetadataImage.from_log_dir(formatted["kafka"].data_dir(formatted["kafka"].controller)).features == levels
     for f, cluster in formatted.items():
         for node in cluster.nodes:
             meta = read_meta_properties(cluster.data_dir(node))
@@ -128,6 +132,9 @@ def test_older_release_versions_write_their_own_layout(tmp_path, release):
     assert files(made["ours"]) == ["bootstrap.checkpoint", "meta.properties"]
     assert files(made["kafka"]) == [BOOTSTRAP_SNAPSHOT, "meta.properties"]
     assert timeless(made["ours"] / "bootstrap.checkpoint") == timeless(made["kafka"] / BOOTSTRAP_SNAPSHOT)
+    # Our image reads either directory, a node formatted and never started, to the same features.
+    levels = {name: level for name, level in feature_levels(release).items() if level > 0}
+    assert MetadataImage.from_log_dir(made["kafka"]).features == MetadataImage.from_log_dir(made["ours"]).features == levels
 
 
 def test_kafka_starts_and_serves_on_our_directories(tmp_path):
