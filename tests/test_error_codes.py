@@ -148,7 +148,7 @@ public class ListErrors {
 """
 
 
-@pytest.mark.parametrize("release", ["4.3.1"])
+@pytest.mark.parametrize("release", ["4.4.0"])
 def test_every_code_of_kafka_clients_errors(release, tmp_path) -> None:
     """Every member of kafka-clients' own Errors enum is here with the same name and retriability
     (our enum may hold newer codes too). Compiles a five-line program against Kafka's jars."""

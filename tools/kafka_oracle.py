@@ -5,7 +5,7 @@ resolves them through Maven into ``.kafka/RELEASE/classpath.txt`` and compiles
 ``kafka/oracle/Oracle.java`` against them. This module finds those pieces, says which one is
 missing, and talks to the oracle (one JSON line per request, answers in order)::
 
-    with Oracle("4.3.1") as kafka:
+    with Oracle("4.4.0") as kafka:
         kafka.encode("FetchRequest", 13, data)      # -> bytes Kafka writes
         kafka.decode("FetchRequest", 13, body)      # -> Kafka's JSON, bytes read, re-encoding
 """
