@@ -11,7 +11,6 @@ we ship); --check only says which golden files differ from what Kafka prints now
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
@@ -26,11 +25,9 @@ from log.test_dump_coordinators import CASES, GOLDEN  # noqa: E402
 
 
 def kafka_dump(release: str, directory: Path, decoder: str, skip: bool) -> str:
-    main = "org.apache.kafka.tools.DumpLogSegments" if release >= "4" else "kafka.tools.DumpLogSegments"
-    classpath = os.pathsep.join(map(str, kafka_oracle.jars(release)))
     flags = [f"--{decoder}-decoder"] + (["--skip-record-metadata"] if skip else [])
-    run = subprocess.run(["java", "-Xmx256m", "-cp", classpath, main, *flags, "--files", "00000000000000000000.log"],
-                         cwd=directory, capture_output=True, text=True, timeout=300, check=True)  # fmt: skip
+    command = kafka_oracle.dump_log_segments(release, *flags, "--files", "00000000000000000000.log")
+    run = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=300, check=True)
     return "".join(line + "\n" for line in run.stdout.splitlines() if not line.startswith("log4j:"))
 
 

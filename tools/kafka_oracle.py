@@ -71,6 +71,14 @@ def jars(release: str) -> list[Path]:
     return [Path(p) for p in text.split(os.pathsep) if p]
 
 
+def dump_log_segments(release: str, *args: str, heap: str = "-Xmx256m") -> list[str]:
+    """The command running Kafka ``release``'s DumpLogSegments with ``args`` (the Scala tool,
+    ``kafka.tools``, up to 4.2; the Java one, ``org.apache.kafka.tools``, from 4.3)."""
+    major_minor = tuple(int(x) for x in release.split(".")[:2])
+    main = "org.apache.kafka.tools.DumpLogSegments" if major_minor >= (4, 3) else "kafka.tools.DumpLogSegments"
+    return ["java", heap, "-cp", os.pathsep.join(map(str, jars(release))), main, *args]
+
+
 @dataclass(frozen=True)
 class SchemaFile:
     jar: str  # the jar's file name, e.g. kafka-clients-4.3.1.jar

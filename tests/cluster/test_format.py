@@ -4,7 +4,7 @@ Kafka's controller and brokers start and serve on directories we formatted."""
 
 from __future__ import annotations
 
-import os
+import io
 import re
 import subprocess
 
@@ -84,18 +84,12 @@ def test_bootstrap_records_equal_kafkas(formatted):
 
 
 def kafka_dump_log(path) -> list[str]:
-    classpath = os.pathsep.join(map(str, kafka_oracle.jars(NEWEST)))
-    run = subprocess.run(
-        ["java", "-Xmx256m", "-cp", classpath, "org.apache.kafka.tools.DumpLogSegments",
-         "--cluster-metadata-decoder", "--files", str(path)],
-        capture_output=True, text=True, timeout=120, check=True,
-    )  # fmt: skip
+    command = kafka_oracle.dump_log_segments(NEWEST, "--cluster-metadata-decoder", "--files", str(path))
+    run = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
     return run.stdout.splitlines()
 
 
 def our_dump_log(path) -> list[str]:
-    import io
-
     out = io.StringIO()
     assert dump.dump([str(path)], out, io.StringIO(), form=dump.tool_form(NEWEST)) == 0
     return out.getvalue().splitlines()
