@@ -1,12 +1,13 @@
 """A real KRaft cluster of a Kafka release, run from its published jars on loopback.
 
-    with KafkaCluster("4.3.1", workdir) as cluster:      # one controller, two brokers
+    with KafkaCluster("4.4.0", workdir) as cluster:      # one controller, two brokers
         cluster.bootstrap                                # [(host, port), ...] of the brokers
         cluster.stop_node(2, hard=True); cluster.start_node(2)
 
 Every node is a separate JVM (bounded heap) on free loopback ports, its directories formatted by
 Kafka's own storage tool (``kafka.tools.StorageTool format``); ``combined=True`` runs one node
-that is controller and broker at once. Each node logs to ``WORKDIR/node-N.log``.
+that is controller and broker at once; ``release_version`` is given to the storage tool as
+``--release-version``. Each node logs to ``WORKDIR/node-N.log``.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ class KafkaCluster:
         combined: bool = False,
         settings: dict[str, str] | None = None,
         formatter: str = "kafka",
+        release_version: str | None = None,
     ):
         reason = kafka_oracle.missing(release)
         if reason:
@@ -68,6 +70,7 @@ class KafkaCluster:
         self.workdir = Path(workdir)
         self.settings = dict(settings or {})
         self.formatter = formatter  # "kafka": Kafka's storage tool; "ours": kafka-meta-proto format
+        self.release_version = release_version  # --release-version for either tool, else its default
         self.classpath = os.pathsep.join(str(j) for j in kafka_oracle.jars(release))
         if combined:
             self.nodes = [Node(1, ("broker", "controller"), free_port(), free_port())]
@@ -172,9 +175,10 @@ class KafkaCluster:
         ).stdout.split()[-1]
         if self.formatter == "ours":
             tool = [sys.executable, "-m", "kafka_meta_proto.cli"]
+        release = ["--release-version", self.release_version] if self.release_version else []
         for node in self.nodes:
             run = subprocess.run(
-                [*tool, "format", "-t", self.cluster_id, "-c", str(self._config_file(node))],
+                [*tool, "format", "-t", self.cluster_id, "-c", str(self._config_file(node)), *release],
                 capture_output=True, text=True, timeout=120,
             )  # fmt: skip
             if run.returncode != 0:

@@ -5,7 +5,7 @@ resolves them through Maven into ``.kafka/RELEASE/classpath.txt`` and compiles
 ``kafka/oracle/Oracle.java`` against them. This module finds those pieces, says which one is
 missing, and talks to the oracle (one JSON line per request, answers in order)::
 
-    with Oracle("4.3.1") as kafka:
+    with Oracle("4.4.0") as kafka:
         kafka.encode("FetchRequest", 13, data)      # -> bytes Kafka writes
         kafka.decode("FetchRequest", 13, body)      # -> Kafka's JSON, bytes read, re-encoding
 """
@@ -69,6 +69,14 @@ def jars(release: str) -> list[Path]:
     """Every jar on Kafka ``release``'s classpath (Kafka's own and their dependencies)."""
     text = (CACHE / release / "classpath.txt").read_text().strip()
     return [Path(p) for p in text.split(os.pathsep) if p]
+
+
+def dump_log_segments(release: str, *args: str, heap: str = "-Xmx256m") -> list[str]:
+    """The command running Kafka ``release``'s DumpLogSegments with ``args`` (the Scala tool,
+    ``kafka.tools``, up to 4.2; the Java one, ``org.apache.kafka.tools``, from 4.3)."""
+    major_minor = tuple(int(x) for x in release.split(".")[:2])
+    main = "org.apache.kafka.tools.DumpLogSegments" if major_minor >= (4, 3) else "kafka.tools.DumpLogSegments"
+    return ["java", heap, "-cp", os.pathsep.join(map(str, jars(release))), main, *args]
 
 
 @dataclass(frozen=True)

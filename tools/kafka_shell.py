@@ -1,11 +1,13 @@
 """Kafka's metadata shell and ours, asked the same questions about the same snapshot.
 
-    answers = compare_shells("4.3.1", path)   # find /, tree /, ls of every directory, cat of every file
+    answers = compare_shells(SHELL, path)     # find /, tree /, ls of every directory, cat of every file
     answers.differences                       # [(command, line number, Kafka's line, ours)]
-    answers.unexplained("4.3.1")              # those without a named reason
+    answers.unexplained(SHELL)                # those without a named reason
 
-Kafka's shell (``org.apache.kafka.shell.MetadataShell --snapshot FILE``) runs from the release's
-jars in one JVM, driven through its prompt, its logging sent to stderr. It takes a lock on the log
+``SHELL`` is ``kafka_oracle.SHELL``, the folder of the newest kafka-shell jar Maven Central serves
+(``shell-4.3.1``: Kafka 4.4.0 publishes no kafka-shell jar), so the reference shell may be older
+than the newest release line. Kafka's shell (``org.apache.kafka.shell.MetadataShell --snapshot
+FILE``) runs from that folder's jars in one JVM, driven through its prompt, its logging sent to stderr. It takes a lock on the log
 directory two levels up when one is there, so give it a copy of a live cluster's files. ``reason``
 names each difference that remains.
 """
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import kafka_oracle
+from kafka_oracle import SHELL
 from kafka_meta_proto import __version__
 from kafka_meta_proto.commands.shell import command_lines
 from kafka_meta_proto.image import DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED, MetadataImage
@@ -51,6 +54,7 @@ class KafkaShell:
     STARTS = 4
 
     def __init__(self, release: str, path: Path):
+        """``release``: the folder of Kafka's jars (``SHELL``, or a release line holding kafka-shell)."""
         classpath = ":".join(str(jar) for jar in kafka_oracle.jars(release))
         self._tmp = tempfile.TemporaryDirectory()
         config = Path(self._tmp.name) / "log4j2.properties"
@@ -125,6 +129,11 @@ DIRECTORIES = "a partition recorded without directories: Kafka 4 fills UNASSIGNE
 LOCAL = "/local describes the tool that answers"
 
 
+def shell_version(release: str) -> str:
+    """The Kafka version of a folder of jars: ``shell-4.3.1`` is 4.3.1."""
+    return release.removeprefix("shell-")
+
+
 def reason(release: str, theirs: str | None, ours: str | None) -> str | None:
     """Why Kafka's line and ours differ, when it is one of the named differences."""
     if theirs is None or ours is None:
@@ -135,7 +144,7 @@ def reason(release: str, theirs: str | None, ours: str | None) -> str | None:
             return PROVENANCE
     if ours.replace(str(DIRECTORY_MIGRATING), str(DIRECTORY_UNASSIGNED)) == theirs:
         return DIRECTORIES
-    if (theirs, ours) == (release, __version__) or (
+    if (theirs, ours) == (shell_version(release), __version__) or (
         ours == "unknown" and re.fullmatch("[0-9a-f]{16}", theirs)
     ):
         return LOCAL

@@ -29,7 +29,7 @@ from .messages import REGISTRY
 
 # Group coordinator record types each release's tool reads: 3.9 knew the classic and consumer
 # group records (0-8); 4.x no longer reads type 9 (ShareGroupPartitionMetadata, an early-access
-# record replaced by ShareGroupStatePartitionMetadata, type 15). Checked against 3.9.2 and 4.3.1.
+# record replaced by ShareGroupStatePartitionMetadata, type 15). Checked against 3.9.2, 4.3.1 and 4.4.0.
 GROUP_TYPES_3_9 = frozenset(range(9))
 GROUP_TYPES_DROPPED_IN_4 = frozenset({9})
 
@@ -80,6 +80,9 @@ def coordinator_texts(
         return key_text, "<DELETE>", True
     if record.value.NAME == "GroupMetadataValue":
         _decode_consumer_protocol(value_data)
+    elif record.value.NAME == "TransactionLogValue" and form.transaction_state_names:
+        status = value_data["transactionStatus"]
+        value_data["transactionStatus"] = TRANSACTION_STATES.get(status, str(status))
     elif record.value.NAME == "OffsetCommitValue" and form.release < (4, 0):
         value_data.pop("topicId", None)  # a tagged field 3.9 did not have: unknown to it, unshown
     payload = f'{{"version":"{record.value_version}","data":{kafka_json(value_data)}}}'

@@ -18,6 +18,9 @@ class ToolForm:
     # a payload line starts with "| "; the first record of a file is checked against offset -1
     # (so a file starting past offset 0 reports "-1 is followed by N"); gaps print oldest first.
     java_tool: bool
+    # 4.4 on: --transaction-log-decoder prints a TransactionLogValue's transactionStatus as the
+    # state's name ("PrepareCommit"; an id without a state as its number in quotes), not the int8.
+    transaction_state_names: bool = False
 
 
 OLDEST_RELEASE = (3, 9)
@@ -35,7 +38,10 @@ def tool_form(release: str = DEFAULT_RELEASE) -> ToolForm:
     if major_minor < OLDEST_RELEASE:
         raise ValueError(f"Kafka {release} is older than the forms dump-log knows (3.9 and later)")
     return ToolForm(
-        major_minor, leader_change_json=major_minor >= (4, 1), java_tool=major_minor >= (4, 3)
+        major_minor,
+        leader_change_json=major_minor >= (4, 1),
+        java_tool=major_minor >= (4, 3),
+        transaction_state_names=major_minor >= (4, 4),
     )
 
 

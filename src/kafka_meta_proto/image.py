@@ -54,7 +54,7 @@ from .kraft_rules import (
     epochs_after_change,
     fenced_after,
 )
-from .log.names import METADATA_LOG_DIR
+from .log.names import BOOTSTRAP_CHECKPOINT, METADATA_LOG_DIR, is_metadata_log_dir
 
 MAX_PROBLEMS_KEPT = 1000  # a lenient image's problems kept; the rest are counted in the last line
 from .message import Message
@@ -389,7 +389,11 @@ class MetadataImage:
 
         Starts from the newest complete snapshot there (if any) and replays the records of the
         ``*.log`` segments from the snapshot's end offset on. A log directory holding a
-        ``__cluster_metadata-0`` folder may be given instead of the folder itself.
+        ``__cluster_metadata-0`` folder may be given instead of the folder itself. A node
+        formatted but never started holds its bootstrap records either as the snapshot
+        ``00000000000000000000-0000000000.checkpoint`` there (Kafka 4.4 on) or, when the metadata
+        log holds nothing, as ``bootstrap.checkpoint`` beside it (up to 4.3): that file is read then,
+        as Kafka's controller reads it on its first start.
         """
         from .log import list_segments, list_snapshots
 
@@ -397,8 +401,13 @@ class MetadataImage:
         if not directory.is_dir():
             raise FileNotFoundError(f"{directory}: no such directory")
         inner = directory / METADATA_LOG_DIR
-        if inner.is_dir() and not list_segments(directory) and not list_snapshots(directory):
+        empty = not list_segments(directory) and not list_snapshots(directory)
+        if empty and inner.is_dir():
             directory = inner
+            empty = not list_segments(directory) and not list_snapshots(directory)
+        log_dir = directory.parent if is_metadata_log_dir(directory.name) else directory
+        if empty and (log_dir / BOOTSTRAP_CHECKPOINT).is_file():
+            return self.load_snapshot(log_dir / BOOTSTRAP_CHECKPOINT)
         snapshots = list_snapshots(directory)
         self._reset()
         start = 0

@@ -11,13 +11,15 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from decimal import Decimal
 
-# MetadataVersion names by feature level (Kafka 3.0 to 4.4).
+# MetadataVersion names by feature level, as Kafka 4.4.0's MetadataVersion names them (3.0-IV1 to
+# 4.4-IV2, the latest production level, and 4.5-IV0, not yet production).
 METADATA_VERSIONS = {
     1: "3.0-IV1", 2: "3.1-IV0", 3: "3.2-IV0", 4: "3.3-IV0", 5: "3.3-IV1", 6: "3.3-IV2", 7: "3.3-IV3",
     8: "3.4-IV0", 9: "3.5-IV0", 10: "3.5-IV1", 11: "3.5-IV2", 12: "3.6-IV0", 13: "3.6-IV1",
     14: "3.6-IV2", 15: "3.7-IV0", 16: "3.7-IV1", 17: "3.7-IV2", 18: "3.7-IV3", 19: "3.7-IV4",
     20: "3.8-IV0", 21: "3.9-IV0", 22: "4.0-IV0", 23: "4.0-IV1", 24: "4.0-IV2", 25: "4.0-IV3",
     26: "4.1-IV0", 27: "4.1-IV1", 28: "4.2-IV0", 29: "4.2-IV1", 30: "4.3-IV0", 31: "4.4-IV0",
+    32: "4.4-IV1", 33: "4.4-IV2", 34: "4.5-IV0",
 }  # fmt: skip
 
 # Java enum names behind the int8 codes the records carry.

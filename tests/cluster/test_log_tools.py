@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 
 from cluster.helpers import copy_metadata_log, init_producer_id, log_files, until_settled, wait_for
+from conftest import need_kafka
 from kafka_client import KafkaConnection
 from kafka_meta_proto import dump, message_class
 from kafka_meta_proto.log.batch import Record, RecordBatch
+from kafka_meta_proto.log.names import parse_snapshot_name
 
 pytestmark = pytest.mark.cluster
 
@@ -43,22 +45,35 @@ def kafka_dump_log(cluster, files, decoder: str = "--cluster-metadata-decoder") 
 LOG4J_LINE = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\] (TRACE|DEBUG|INFO|WARN) ")
 
 
-@pytest.fixture(scope="module")
-def metadata_files(cluster, tmp_path_factory):
-    """The controller's log once it holds a snapshot: topics are created until it takes one."""
+def snapshotted_metadata_log(cluster, tmp_path_factory, replicas: int) -> list[Path]:
+    """A copy of the controller's log once it holds a snapshot of its own (not the bootstrap
+    snapshot 4.4's storage tool writes, 00000000000000000000-0000000000.checkpoint): topics are
+    created until it takes one."""
     with KafkaConnection(*cluster.bootstrap[0]) as conn:
 
         def snapshot_taken():
-            if any(p.suffix == ".checkpoint" for p in cluster.metadata_dir().iterdir()):
+            if any((parse_snapshot_name(p.name) or (0, 0)) != (0, 0) for p in cluster.metadata_dir().iterdir()):
                 return True
             topic = CreateTopicsRequest.CreatableTopic(
-                name=f"filler-{conn.correlation_id}", num_partitions=20, replication_factor=2
+                name=f"filler-{conn.correlation_id}", num_partitions=20, replication_factor=replicas
             )
             conn.send(CreateTopicsRequest(topics=[topic], timeout_ms=30000), 7)
             return False
 
         wait_for(snapshot_taken, "a metadata snapshot", timeout=120, every=0.5)
     return log_files(copy_metadata_log(cluster, tmp_path_factory.mktemp("metadata-copy")))
+
+
+@pytest.fixture(scope="module")
+def metadata_files(cluster, tmp_path_factory):
+    """The newest release's controller log (a snapshot of its own included)."""
+    return snapshotted_metadata_log(cluster, tmp_path_factory, replicas=2)
+
+
+@pytest.fixture(scope="module")
+def old_metadata_files(old_cluster, tmp_path_factory):
+    """The 3.9 node's log (a snapshot included): files Kafka 4.3.1's shell can read."""
+    return snapshotted_metadata_log(old_cluster, tmp_path_factory, replicas=1)
 
 
 def test_dump_log_text_equals_kafkas(cluster, metadata_files):
@@ -94,23 +109,45 @@ def test_dump_log_json_carries_kafkas_payloads(cluster, metadata_files):
     assert compared == len(theirs) and compared > 100
 
 
-def test_shell_answers_as_kafkas_on_the_controllers_files(cluster, metadata_files):
-    """Kafka's metadata shell and ours on the controller's snapshot and first segment: find /,
+def test_shell_answers_as_kafkas_on_the_controllers_files(old_metadata_files):
+    """Kafka's metadata shell and ours on a live controller's snapshot and first segment: find /,
     tree /, ls of every directory and cat of every file print the same lines, but for the named
-    differences (the snapshot's provenance offset, /local)."""
-    from kafka_shell import LOCAL, PROVENANCE, compare_shells, reason
+    differences (the snapshot's provenance offset, /local). The shell is kafka_oracle.SHELL's
+    (4.3.1: 4.4.0 publishes no kafka-shell jar), so the files are the 3.9 node's: 4.3.1's shell
+    cannot read the newest release's (the next test)."""
+    from kafka_shell import LOCAL, PROVENANCE, SHELL, compare_shells, reason
 
-    snapshot = [p for p in metadata_files if p.suffix == ".checkpoint"][-1]
-    first_segment = [p for p in metadata_files if p.suffix == ".log"][0]
+    need_kafka(SHELL)
+    snapshot = [p for p in old_metadata_files if p.suffix == ".checkpoint"][-1]
+    first_segment = [p for p in old_metadata_files if p.suffix == ".log"][0]
     for path, named in ((snapshot, {PROVENANCE, LOCAL}), (first_segment, {LOCAL})):
-        answers = compare_shells(cluster.release, path)
-        assert not answers.unexplained(cluster.release), answers.unexplained(cluster.release)[:5]
-        assert {reason(cluster.release, a, b) for _, _, a, b in answers.differences} == named
+        answers = compare_shells(SHELL, path)
+        assert not answers.unexplained(SHELL), answers.unexplained(SHELL)[:5]
+        assert {reason(SHELL, a, b) for _, _, a, b in answers.differences} == named
         # how many topics the snapshot holds depends on when the controller took it: several
         # hundred lines usually; the tree check below asks for brokers and partitions)
         assert answers.lines > 100
         tree = "\n".join(answers.kafka["tree /"])
         assert "BrokerRegistration(id=" in tree and "PartitionRegistration(" in tree
+
+
+def test_kafka_4_3_shell_loads_nothing_of_the_newest_release(metadata_files):
+    """Kafka 4.3.1's shell on the 4.4.0 controller's first segment: it does not know
+    metadata.version 4.4-IV2 (33), publishes no image and shows an empty one; ours shows it all.
+    When Maven Central serves a kafka-shell of the newest release, kafka_oracle.SHELL moves to it
+    and this test is to go."""
+    from kafka_shell import SHELL, KafkaShell, load, our_shell
+
+    need_kafka(SHELL)
+    first_segment = [p for p in metadata_files if p.suffix == ".log"][0]
+    with KafkaShell(SHELL, first_segment) as kafka:
+        assert kafka.ask("cat /image/features/metadataVersion") == ["Optional.empty"]
+        assert kafka.ask("ls /image/cluster/brokers") == []
+    from kafka_meta_proto.shell import MetadataShell
+
+    ours = MetadataShell.for_image(load(first_segment))
+    assert our_shell(ours, "cat", "/image/features/metadataVersion") == ["Optional[4.4-IV2]"]
+    assert our_shell(ours, "ls", "/image/cluster/brokers") == ["2", "3"]
 
 
 def test_audit_finds_a_real_cluster_clean(metadata_files, tmp_path):

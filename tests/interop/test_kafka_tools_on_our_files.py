@@ -39,16 +39,9 @@ def test_dump_log_segments_reads_our_files_as_we_do(release, simulated):
     need_kafka(release)
     out, files = simulated
     relative = [str(p.relative_to(out)) for p in files]
-    main = (
-        "org.apache.kafka.tools.DumpLogSegments"
-        if release >= "4"
-        else "kafka.tools.DumpLogSegments"
-    )
-    classpath = os.pathsep.join(map(str, kafka_oracle.jars(release)))
-    run = subprocess.run(
-        ["java", "-Xmx512m", "-cp", classpath, main, "--cluster-metadata-decoder", "--files", ",".join(relative)],
-        cwd=out, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    command = kafka_oracle.dump_log_segments(release, "--cluster-metadata-decoder", "--files", ",".join(relative),
+                                             heap="-Xmx512m")  # fmt: skip
+    run = subprocess.run(command, cwd=out, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "isvalid: false" not in run.stdout
     ours = io.StringIO()
@@ -74,13 +67,7 @@ def test_dump_log_segments_reads_our_files_as_we_do(release, simulated):
 
 
 def kafka_dump(release: str, cwd, *args: str) -> subprocess.CompletedProcess:
-    main = (
-        "org.apache.kafka.tools.DumpLogSegments"
-        if release >= "4"
-        else "kafka.tools.DumpLogSegments"
-    )
-    classpath = os.pathsep.join(map(str, kafka_oracle.jars(release)))
-    return subprocess.run(["java", "-Xmx256m", "-cp", classpath, main, *args], cwd=cwd, capture_output=True,
+    return subprocess.run(kafka_oracle.dump_log_segments(release, *args), cwd=cwd, capture_output=True,
                           text=True, timeout=300)  # fmt: skip
 
 

@@ -1,4 +1,5 @@
-"""Our metadata shell against Kafka's (4.x), on the same files: ``find /``, ``tree /``, ``ls`` of
+"""Our metadata shell against Kafka's (``kafka_oracle.SHELL``: 4.3.1's, the newest kafka-shell jar
+published; 4.4.0 has none), on the same files: ``find /``, ``tree /``, ``ls`` of
 every directory and ``cat`` of every file print the same lines, but for the named differences
 (``kafka_shell.reason``): a snapshot's provenance offset, /local, and directories of partitions
 recorded without them. Files: what ``simulate --no-diskless`` writes (snapshot, bootstrap file,
@@ -11,25 +12,24 @@ import subprocess
 import pytest
 
 from conftest import need_kafka
-from interop.conftest import RELEASES
+from kafka_oracle import SHELL
 from kafka_meta_proto import cli, message_class
 from kafka_meta_proto.kraft import encode_record_value
 from kafka_meta_proto.log.snapshot_writer import write_snapshot
 from kafka_meta_proto.uuid import Uuid
 from kafka_shell import LOCAL, PROVENANCE, KafkaShell, compare_shells, reason
 
-NEWEST = [r for r in RELEASES if r >= "4"][-1]
 M = message_class
 
 
 def check(path, expected_reasons: set[str], minimum_lines: int):
-    need_kafka(NEWEST)
-    answers = compare_shells(NEWEST, path)
-    assert not answers.unexplained(NEWEST), "\n".join(
+    need_kafka(SHELL)
+    answers = compare_shells(SHELL, path)
+    assert not answers.unexplained(SHELL), "\n".join(
         f"{command} line {i}:\n  Kafka: {a}\n  ours:  {b}"
-        for command, i, a, b in answers.unexplained(NEWEST)[:5]
+        for command, i, a, b in answers.unexplained(SHELL)[:5]
     )
-    assert {reason(NEWEST, a, b) for _, _, a, b in answers.differences} == expected_reasons
+    assert {reason(SHELL, a, b) for _, _, a, b in answers.differences} == expected_reasons
     assert answers.lines >= minimum_lines
     return answers
 
@@ -126,7 +126,7 @@ def test_on_a_snapshot_of_every_part_of_the_image(tmp_path):
 def test_a_start_that_hangs_is_tried_again_then_reported(tmp_path, monkeypatch):
     # Kafka's shell never gets past "Loading..." on an empty file (nothing is ever applied), the
     # way it sometimes hangs on a small one: each start is abandoned, and the last one reported.
-    need_kafka(NEWEST)
+    need_kafka(SHELL)
     empty = tmp_path / f"{0:020d}.log"
     empty.touch()
     monkeypatch.setattr(KafkaShell, "STARTUP_TIMEOUT", 8.0)
@@ -135,6 +135,6 @@ def test_a_start_that_hangs_is_tried_again_then_reported(tmp_path, monkeypatch):
     real_popen = subprocess.Popen
     monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: started.append(real_popen(*a, **k)) or started[-1])
     with pytest.raises(TimeoutError, match="did not answer: b'Loading...\\\\n'"):
-        KafkaShell(NEWEST, empty)
+        KafkaShell(SHELL, empty)
     assert len(started) == 2
     assert all(process.returncode is not None for process in started)  # none left running

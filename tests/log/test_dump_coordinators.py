@@ -1,7 +1,7 @@
 """dump-log --offsets-decoder, --transaction-log-decoder and --share-group-state-decoder.
 
 The golden files under tests/log/golden/coordinators/ are the output of Kafka's own
-DumpLogSegments (3.9.2 and 4.3.1, run from their published jars) on the segments that
+DumpLogSegments (3.9.2 and 4.4.0, run from their published jars) on the segments that
 ``coordinator_segments.write_segment`` writes, with the flag each file names. Our text must equal
 theirs line for line, but for the reason after ``Error at offset N, skipping.`` (the reason is this
 library's error message, not Java's exception text)."""
@@ -45,11 +45,11 @@ def same_but_error_reasons(ours: list[str], theirs: list[str]) -> list[tuple[int
 
 
 CASES = [  # golden file, scope, decoder, release, broken records written, skip record metadata
-    ("offsets.4.3.1.txt", GROUP_COORDINATOR, "offsets", "4.3.1", True, False),
+    ("offsets.4.4.0.txt", GROUP_COORDINATOR, "offsets", "4.4.0", True, False),
     ("offsets.3.9.2.txt", GROUP_COORDINATOR, "offsets", "3.9.2", True, False),
-    ("offsets.skip-record-metadata.4.3.1.txt", GROUP_COORDINATOR, "offsets", "4.3.1", True, True),
+    ("offsets.skip-record-metadata.4.4.0.txt", GROUP_COORDINATOR, "offsets", "4.4.0", True, True),
     ("offsets.skip-record-metadata.3.9.2.txt", GROUP_COORDINATOR, "offsets", "3.9.2", True, True),
-    ("transaction-log.4.3.1.txt", TRANSACTION_COORDINATOR, "transaction-log", "4.3.1", True, False),
+    ("transaction-log.4.4.0.txt", TRANSACTION_COORDINATOR, "transaction-log", "4.4.0", True, False),
     (
         "transaction-log.unbroken.3.9.2.txt",
         TRANSACTION_COORDINATOR,
@@ -58,7 +58,7 @@ CASES = [  # golden file, scope, decoder, release, broken records written, skip 
         False,
         False,
     ),
-    ("share-group-state.4.3.1.txt", SHARE_COORDINATOR, "share-group-state", "4.3.1", True, False),
+    ("share-group-state.4.4.0.txt", SHARE_COORDINATOR, "share-group-state", "4.4.0", True, False),
 ]
 
 

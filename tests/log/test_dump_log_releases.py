@@ -1,7 +1,7 @@
 """dump-log in the form of the Kafka release a user names (--kafka-version), --max-bytes cutting a
 batch, the order of the ``Dumping`` and ``Ignoring`` lines and the absolute path of the gap
-report. Each expectation was checked against Kafka 3.9.2's and 4.3.1's own DumpLogSegments (the
-interop tests repeat the comparison where Kafka's jars are at hand)."""
+report. Each expectation was checked against Kafka 3.9.2's, 4.3.1's and 4.4.0's own DumpLogSegments
+(the interop tests repeat the comparison with 3.9.2 and 4.4.0 where their jars are at hand)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 
 from kafka_meta_proto import cli, dump, kraft, message_class
+from kafka_meta_proto.coordinator_records import TRANSACTION_COORDINATOR
 from kafka_meta_proto.log import Record, RecordBatch, control_key
 
+from .coordinator_segments import write_segment
 from .reference import KRAFT_LOGS, needs_reference
 
 LEADER_CHANGE = message_class("LeaderChangeMessage")
@@ -46,6 +48,7 @@ def run(paths, **options) -> tuple[int, list[str], str]:
     ("4.0.1", " controlType: LEADER_CHANGE(2)"),
     ("4.1", ' LeaderChange: {"version":0,"leaderId":1,"voters":[{"voterId":1}],"grantingVoters":[{"voterId":1}]}'),
     ("4.3.1", ' LeaderChange: {"version":0,"leaderId":1,"voters":[{"voterId":1}],"grantingVoters":[{"voterId":1}]}'),
+    ("4.4.0", ' LeaderChange: {"version":0,"leaderId":1,"voters":[{"voterId":1}],"grantingVoters":[{"voterId":1}]}'),
 ])  # fmt: skip
 def test_leader_change_in_the_form_of_the_release(tmp_path, release, shown):
     status, lines, _ = run([leader_change_segment(tmp_path)], form=dump.tool_form(release))
@@ -69,6 +72,19 @@ def test_kafka_4_3_prints_skipped_metadata_payloads_with_the_record_indent(tmp_p
     _, new, _ = run([path], skip_record_metadata=True, form=dump.tool_form("4.3"))
     assert old[3:] == ["", old[4], f" {payload}", f" {payload}"]
     assert new[3:] == ["", new[4], f"| {payload}", f"| {payload}"]
+
+
+def test_kafka_4_4_names_the_transaction_state(tmp_path):
+    """--transaction-log-decoder: 4.4 prints transactionStatus as the state's name (an id no
+    state has as its number, quoted); 4.3 as the int8 (tests/log/golden/coordinators holds both
+    tools' whole output)."""
+    path = write_segment(tmp_path, TRANSACTION_COORDINATOR)
+    states = {}
+    for release in ("4.3", "4.4"):
+        _, lines, _ = run([path], decoder="transaction-log", form=dump.tool_form(release))
+        states[release] = [line.split('"transactionStatus":')[1].split(",")[0] for line in lines
+                           if '"transactionStatus":' in line]  # fmt: skip
+    assert states == {"4.3": ["2", "2", "0", "9"], "4.4": ['"PrepareCommit"', '"PrepareCommit"', '"Empty"', '"9"']}
 
 
 def test_gap_report_of_each_release(tmp_path):

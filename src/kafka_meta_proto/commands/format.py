@@ -1,16 +1,18 @@
 """Format a KRaft node's log directories, as kafka-storage format does.
 
 Writes meta.properties (version 1, a new directory.id) into every directory of the server
-configuration's log.dirs (and metadata.log.dir), and bootstrap.checkpoint into the metadata log
+configuration's log.dirs (and metadata.log.dir), and the bootstrap records into the metadata log
 directory: metadata.version and the other feature levels of --release-version, or as --feature
-sets them. Kafka's controllers and brokers start on the result.
+sets them. For 4.4 and later releases they go into __cluster_metadata-0/00000000000000000000-
+0000000000.checkpoint (controllers only), for older ones into bootstrap.checkpoint, as each
+release's own storage tool writes them. Kafka's controllers and brokers start on the result.
 """
 
 from __future__ import annotations
 
 import sys
 
-from ..storage import LATEST_RELEASE, RELEASE_FEATURES, FormatError, feature_levels, format_node
+from ..storage import LATEST_RELEASE, FormatError, feature_levels, format_node
 
 
 def add_arguments(parser) -> None:
@@ -18,8 +20,9 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "-t", "--cluster-id", required=True, help="the cluster id (kafka-meta-proto random-uuid)"
     )
-    parser.add_argument("-r", "--release-version", default=LATEST_RELEASE, choices=sorted(RELEASE_FEATURES),
-                        help=f"feature levels of this release (default {LATEST_RELEASE})")  # fmt: skip
+    parser.add_argument("-r", "--release-version", default=LATEST_RELEASE, metavar="RELEASE",
+                        help="the release to format for, and its feature levels: 3.3-IV3 to 4.4-IV2, or "
+                             f"a release such as 3.9 or 4.3 for its last level (default {LATEST_RELEASE})")  # fmt: skip
     parser.add_argument("-f", "--feature", action="append", default=[], metavar="NAME=LEVEL",
                         help="set one feature level (repeatable)")  # fmt: skip
     parser.add_argument(

@@ -3,7 +3,10 @@
 - ``<20-digit base offset>.log``: a segment, named after the first offset it holds;
 - ``<20-digit end offset>-<10-digit epoch>.checkpoint``: a snapshot of the state up to the end
   offset (exclusive), taken in that leader epoch;
-- ``bootstrap.checkpoint``: the snapshot ``kafka-storage format`` writes, Kafka's id ``(0, 0)``;
+- ``bootstrap.checkpoint``: the snapshot ``kafka-storage format`` writes up to Kafka 4.3, in the
+  metadata log directory beside ``__cluster_metadata-0``, Kafka's id ``(0, 0)``; from 4.4
+  (KIP-1170) the same records are the snapshot ``00000000000000000000-0000000000.checkpoint``
+  inside ``__cluster_metadata-0``, an ordinary snapshot name;
 - ``__cluster_metadata-<n>``: the directory of the metadata log (partition 0 in practice).
 
 Files Kafka is about to delete or swap in (``.log.deleted``, ``.checkpoint.part``...) match none

@@ -4,7 +4,10 @@ A cluster is a directory holding ``__cluster_metadata-<n>/`` (Kafka's metadata l
 
 - ``<cluster>/__cluster_metadata-0/<20-digit base offset>.log``: log segments;
 - ``<cluster>/__cluster_metadata-0/<end offset>-<epoch>.checkpoint``: snapshots;
-- ``<cluster>/bootstrap.checkpoint``: the bootstrap records ``kafka-storage format`` writes.
+- ``<cluster>/bootstrap.checkpoint``: the bootstrap records ``kafka-storage format`` writes (up
+  to Kafka 4.3; from 4.4 they are the snapshot ``00000000000000000000-0000000000.checkpoint`` in
+  ``__cluster_metadata-0``, found as a snapshot with end offset 0 and epoch 0, the one a never
+  started node's replay starts from).
 
 A ``bootstrap.checkpoint`` with no ``__cluster_metadata-*`` beside it still makes its directory a
 cluster. Everything else (data partitions, index files, ``.deleted`` and ``.swap`` files, side
