@@ -1,7 +1,8 @@
 """Kafka's own tools on the files we write: every segment, snapshot and bootstrap file that
 ``kafka-meta-proto simulate`` writes is read by Kafka's DumpLogSegments, and its output equals our
-dump-log's line for line, but for the diskless design's record (type 29), which Kafka does not
-know and reports as such."""
+dump-log's line for line. With ``simulate --diskless`` the files also hold the diskless design's
+record type 29, which Kafka reads as its own UnregisterControllerRecord (4.4) or not at all (3.9):
+those lines, and only those, differ."""
 
 from __future__ import annotations
 
@@ -15,18 +16,16 @@ import pytest
 import kafka_oracle
 from conftest import need_kafka
 from interop.conftest import RELEASES
-from kafka_meta_proto import dump
+from kafka_meta_proto import dump, registries
+
+MAPPING = '"type":"TOPIC_PARTITION_TO_BATCH_COORDINATOR_MAPPING"'
 
 
-@pytest.fixture(scope="module")
-def simulated(tmp_path_factory):
-    out = tmp_path_factory.mktemp("simulated")
+def _simulate(out, *flags: str):
     from kafka_meta_proto import cli
 
-    assert (
-        cli.main(["simulate", "--out", str(out), "--records", "3000", "--seed", "3", "--quiet"])
-        == 0
-    )
+    argv = ["simulate", "--out", str(out), "--records", "3000", "--seed", "3", "--quiet", *flags]
+    assert cli.main(argv) == 0
     files = sorted(p for p in out.rglob("*") if p.suffix in (".log", ".checkpoint"))
     assert any(p.name == "bootstrap.checkpoint" for p in files) and any(
         p.suffix == ".log" for p in files
@@ -34,9 +33,18 @@ def simulated(tmp_path_factory):
     return out, files
 
 
-@pytest.mark.parametrize("release", RELEASES)
-def test_dump_log_segments_reads_our_files_as_we_do(release, simulated):
-    need_kafka(release)
+@pytest.fixture(scope="module")
+def simulated(tmp_path_factory):
+    return _simulate(tmp_path_factory.mktemp("simulated"))
+
+
+@pytest.fixture(scope="module")
+def simulated_diskless(tmp_path_factory):
+    return _simulate(tmp_path_factory.mktemp("simulated-diskless"), "--diskless")
+
+
+def _both_dumps(release: str, simulated) -> tuple[list[str], list[str]]:
+    """(our dump-log's lines, Kafka's DumpLogSegments' lines) over every file simulate wrote."""
     out, files = simulated
     relative = [str(p.relative_to(out)) for p in files]
     command = kafka_oracle.dump_log_segments(release, "--cluster-metadata-decoder", "--files", ",".join(relative),
@@ -51,19 +59,38 @@ def test_dump_log_segments_reads_our_files_as_we_do(release, simulated):
         assert dump.dump(relative, out=ours, err=io.StringIO(), form=dump.tool_form(release)) == 0
     finally:
         os.chdir(cwd)
-    theirs, mine = run.stdout.splitlines(), ours.getvalue().splitlines()
-    unknown_to_kafka = "Unknown metadata id 29"
-    diskless = [i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b and unknown_to_kafka in b
-                and '"type":"TOPIC_PARTITION_TO_BATCH_COORDINATOR_MAPPING"' in a]  # fmt: skip
+    return ours.getvalue().splitlines(), run.stdout.splitlines()
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_dump_log_segments_reads_our_files_as_we_do(release, simulated):
+    """Only records Kafka defines (simulate's default): every line is Kafka's."""
+    need_kafka(release)
+    mine, theirs = _both_dumps(release, simulated)
     # Written in the form of the release (3.9 prints a LeaderChange record by its control type).
-    differing = [
-        (i, a, b) for i, (a, b) in enumerate(zip(mine, theirs)) if a != b and i not in set(diskless)
-    ]
-    assert len(diskless) == sum(unknown_to_kafka in line for line in theirs) > 0
+    differing = [(i, a, b) for i, (a, b) in enumerate(zip(mine, theirs)) if a != b]
     assert not differing, "\n".join(
         f"line {i}:\n  ours:  {a[:300]}\n  Kafka: {b[:300]}" for i, a, b in differing[:5]
     )
     assert len(mine) == len(theirs) > 1000
+    assert not any(MAPPING in line for line in mine)
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_the_diskless_record_is_the_only_line_kafka_reads_otherwise(release, simulated_diskless):
+    """simulate --diskless: our dump-log follows the marker and shows the design's mapping; Kafka
+    cannot read it (3.9 knows no type 29, 4.4's type 29 is UnregisterControllerRecord) and says so
+    on exactly those lines."""
+    need_kafka(release)
+    out, files = simulated_diskless
+    assert (next(out.iterdir()) / registries.MARKER).exists()
+    mine, theirs = _both_dumps(release, simulated_diskless)
+    assert len(mine) == len(theirs) > 1000
+    mapped = [i for i, line in enumerate(mine) if MAPPING in line]
+    differing = [i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b]
+    assert mapped and differing == mapped
+    for i in mapped:
+        assert "29" in theirs[i] and ("Unknown metadata id" in theirs[i] or "Error at" in theirs[i]), theirs[i]
 
 
 def kafka_dump(release: str, cwd, *args: str) -> subprocess.CompletedProcess:
@@ -82,10 +109,9 @@ def kafka_lines(text: str) -> list[str]:
 
 
 def unexplained(mine: list[str], theirs: list[str]) -> list[tuple[str, str]]:
-    """Lines that differ, but for the diskless design's record (type 29), unknown to Kafka."""
+    """Lines that differ (simulate's default files hold only records Kafka defines: none may)."""
     assert len(mine) == len(theirs)
-    return [(a, b) for a, b in zip(mine, theirs) if a != b
-            and not ("Unknown metadata id 29" in b and '"type":"TOPIC_PARTITION_TO_BATCH_COORDINATOR_MAPPING"' in a)]  # fmt: skip
+    return [(a, b) for a, b in zip(mine, theirs) if a != b]
 
 
 @pytest.mark.parametrize("release", RELEASES)
