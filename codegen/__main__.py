@@ -1,4 +1,4 @@
-"""``python -m codegen``: regenerate the package from ``schemas/``.
+"""``python -m codegen`` (in a checkout) or ``kafka-meta-proto codegen``: generate message classes.
 
   python -m codegen                      regenerate the package's message classes from schemas/:
                                          kafka_meta_proto.messages from schemas/kafka (Kafka's registry),
@@ -8,6 +8,8 @@
   python -m codegen --schemas DIR [DIR ...] --out OUT --package NAME [--base kafka_meta_proto.messages]
                                          generate an importable package OUT/NAME from other schemas
                                          (with --base, its registry answers what it lacks from that one's)
+
+An installed copy (kafka_meta_proto.codegen, no schemas/ beside it) has only the last form.
 """
 
 from __future__ import annotations
@@ -30,8 +32,29 @@ DEFAULT_PACKAGES = (
 )  # fmt: skip
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m codegen", description=__doc__.split("\n")[0])
+def in_checkout() -> bool:
+    """Whether this is the repository's codegen/ (schemas/ and src/ beside it), not an installed copy."""
+    return DEFAULT_OUT.is_dir() and all(d.is_dir() for _, d, _, _ in DEFAULT_PACKAGES)
+
+
+def main(argv=None, prog: str = "python -m codegen") -> int:
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
+    add_arguments(ap)
+    args = ap.parse_args(argv)
+    try:
+        return run(args, prog, ap.error)
+    except ModuleNotFoundError as e:  # (kafka-meta-proto codegen names the extra in its own words)
+        if e.name not in ("jinja2", "black"):
+            raise
+        print(
+            f"{prog} needs {e.name}, which the codegen extra installs: "
+            "pip install 'kafka-meta-proto[codegen]'",
+            file=sys.stderr,
+        )
+        return 2
+
+
+def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--schemas", nargs="+", type=Path, help="schema directories (default: schemas/)")
     ap.add_argument("--out", type=Path, help="directory that receives the package folder")
     ap.add_argument("--package", help="package folder name (with --schemas)")
@@ -40,33 +63,33 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true", help="do not write; fail if the files are stale")
     ap.add_argument("--jobs", type=int, help="worker processes for rendering (default: CPU count)")
     ap.add_argument("--full", action="store_true", help="render every file, even those whose stamp shows them current")
-    args = ap.parse_args(argv)
 
+
+def run(args: argparse.Namespace, prog: str, error) -> int:
+    """Generate as ``args`` say; ``error(text)`` reports a bad argument (argparse's: usage, exit 2)."""
     if args.schemas is None:
         if args.out or args.package or args.base:
-            ap.error("--out, --package and --base go with --schemas")
+            error("--out, --package and --base go with --schemas")
+        if not in_checkout():
+            print(f"{prog}: without --schemas it rewrites the repository's own packages from its schemas/, "
+                  "which an installed copy lacks; give --schemas DIR --out OUT --package NAME", file=sys.stderr)  # fmt: skip
+            return 2
         jobs = [(d, DEFAULT_OUT, package, base, title) for package, d, base, title in DEFAULT_PACKAGES]
     else:
         if not args.out or not args.package:
             # never write into the package's own folders from other schemas (it would replace them)
-            ap.error("--schemas needs --out and --package: where the new package goes and its name")
+            error("--schemas needs --out and --package: where the new package goes and its name")
+        if not in_checkout() and args.out.resolve().is_relative_to(ROOT):
+            # ROOT is the installed kafka_meta_proto: a package written there would alter the library
+            error(f"--out: {args.out} is inside the installed kafka_meta_proto; choose a folder of your own")
         jobs = [(args.schemas, args.out, args.package, args.base, None)]
     for schemas, out, package, _, _ in jobs:
         problem = _bad_arguments(schemas if isinstance(schemas, list) else [schemas], package)
         if problem:
-            ap.error(problem)  # the usage line and the problem, exit 2
-    try:
-        from .generate import generate, stale_files, write_package
-        from .spec import SchemaError, schema_files
-    except ModuleNotFoundError as e:
-        if e.name not in ("jinja2", "black"):
-            raise
-        print(
-            f"python -m codegen needs {e.name}, which the codegen extra installs: "
-            "pip install 'kafka-meta-proto[codegen]'",
-            file=sys.stderr,
-        )
-        return 2
+            error(problem)  # the usage line and the problem, exit 2
+    from .generate import generate, stale_files, write_package
+    from .spec import SchemaError, schema_files
+
     status = 0
     for schemas, out, package, base, title in jobs:
         dirs = schemas if isinstance(schemas, list) else [schemas]

@@ -38,6 +38,7 @@ from .versions import MAX_VERSION, NONE, Versions
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "schemas" / "kafka"
+ORACLE = ROOT / "tools" / "kafka_oracle.py"
 
 # Kafka jar (artifact id) -> our folder under schemas/kafka/ ("" = the folder itself). The folder
 # name is also the key space of the jar's record types (codegen.spec.KEY_SCOPES).
@@ -323,7 +324,7 @@ def as_coordinator_record(old: dict, kind: str, record_type: int) -> dict:
 def _oracle():
     """tools/kafka_oracle.py: where Kafka's jars are and which releases the project follows."""
     if "kafka_oracle" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("kafka_oracle", ROOT / "tools" / "kafka_oracle.py")
+        spec = importlib.util.spec_from_file_location("kafka_oracle", ORACLE)
         module = importlib.util.module_from_spec(spec)
         sys.modules["kafka_oracle"] = module
         spec.loader.exec_module(module)
@@ -708,6 +709,10 @@ def main(argv=None) -> int:
         "--no-generate", action="store_true", help="do not regenerate the package afterwards"
     )
     args = ap.parse_args(argv)
+    if not ORACLE.is_file():  # an installed copy (kafka_meta_proto.codegen): no tools/, no kafka/
+        print(f"codegen.refresh works in a checkout of the repository only: it needs {ORACLE.relative_to(ROOT)}, "
+              f"Kafka's jars and schemas/kafka, which {ROOT} does not have", file=sys.stderr)  # fmt: skip
+        return 2
     if args.newer or args.candidate:
         replace = None if args.replace == "none" else args.replace
         try:

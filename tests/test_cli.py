@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -54,6 +55,21 @@ def test_a_plain_install_names_the_extra_a_command_needs():
     ]
     run = plain("simulate", "--help")  # help still describes the command, and says what to install
     assert run.returncode == 0 and "Simulate KRaft clusters" in run.stdout and "'log' extra" in run.stdout
+
+
+def test_codegen_command_without_its_extra_and_from_a_checkout(tmp_path):
+    schemas = str(Path(__file__).resolve().parents[1] / "examples" / "schemas")
+    run = plain("codegen", "--schemas", schemas, "--out", str(tmp_path), "--package", "echo")
+    assert run.returncode == 2 and run.stderr.splitlines() == [
+        "kafka-meta-proto codegen: needs the 'black' module of the 'codegen' extra: "
+        "pip install 'kafka-meta-proto[codegen]'"
+    ]
+    assert not any(tmp_path.iterdir())
+    run = plain("codegen", "--help")
+    assert run.returncode == 0 and "--schemas SCHEMAS [SCHEMAS ...]" in run.stdout and "codegen extra" in run.stdout
+    # with the extra, in this checkout (tools/check_wheel.sh runs it from an installed wheel)
+    assert cli.main(["codegen", "--schemas", schemas, "--out", str(tmp_path), "--package", "echo"]) == 0
+    assert sorted(p.name for p in (tmp_path / "echo").glob("*.py")) == ["__init__.py", "echo_request.py", "echo_response.py"]
 
 
 def test_ctrl_c_stops_with_one_line_and_status_130(monkeypatch, capsys):

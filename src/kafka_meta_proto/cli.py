@@ -21,6 +21,7 @@ PROG = "kafka-meta-proto"
 # subcommand -> module in kafka_meta_proto.commands; each module has add_arguments(parser) and run(args).
 COMMANDS = {
     "audit": "audit",
+    "codegen": "codegen",
     "demo": "demo",
     "random-uuid": "random_uuid",
     "dump-log": "dump_log",
