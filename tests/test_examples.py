@@ -62,3 +62,16 @@ def test_dump_log():
     assert out[1].startswith("Dumping ") and out[1].endswith("00000000000000000000.log")
     assert out[2] == "Log starting offset: 0"
     assert out[3].startswith('| offset: 1 CreateTime: ') and '"type":"BEGIN_TRANSACTION_RECORD"' in out[3]
+
+
+def test_the_readme_opens_with_a_description_and_an_example_that_runs():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    lines = readme.splitlines()
+    # The first paragraph is the long description's opening on a package index: what the library is.
+    assert lines[2].startswith("Kafka's protocol messages and KRaft metadata records")
+    assert "Set up a fresh machine and run the main job: `bash run.sh`" in lines[:10]
+    assert "Run the tests: `bash test.sh`" in lines[:10]
+    example = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    assert len(example.strip().splitlines()) == 5
+    run = subprocess.run([sys.executable, "-c", example], cwd=EXAMPLES, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
