@@ -27,7 +27,9 @@ with tempfile.TemporaryDirectory() as out:
     EchoRequest = echo_rpc.message_class("EchoRequest")
     EchoResponse = echo_rpc.message_class("EchoResponse")
     request = EchoRequest(message="hello", repeat=2, uppercase=True)
-    frame = protocol.encode_request(request, 1, correlation_id=1, client_id="echo-client", registry=echo_rpc.REGISTRY)
+    frame = protocol.encode_request(
+        request, 1, correlation_id=1, client_id="echo-client", registry=echo_rpc.REGISTRY
+    )
     print(f"EchoRequest v1 frame: {len(frame)} bytes")
 
     # The new registry knows api key 1000 and, through its base, Kafka's headers and messages.
@@ -40,7 +42,9 @@ with tempfile.TemporaryDirectory() as out:
     text = body.message.upper() if body.uppercase else body.message
     reply = protocol.encode_response(EchoResponse(echoes=[text] * body.repeat), 1, correlation_id=1,
                                      registry=echo_rpc.REGISTRY)  # fmt: skip
-    response = protocol.decode_response(reply, api_key=1000, api_version=1, registry=echo_rpc.REGISTRY)
+    response = protocol.decode_response(
+        reply, api_key=1000, api_version=1, registry=echo_rpc.REGISTRY
+    )
     print(f"response: {response.body.echoes}")
 
     # Version 0 has no Uppercase field: a value other than its default cannot be written there.

@@ -27,8 +27,10 @@ def read(partition: Path, show: int = 5) -> None:
                     if sum(types.values()) <= show:
                         text = f"offset {batch.offset_of(record)}: {rec.type_name} v{rec.version} {rec.message}"
                         print(text if len(text) <= 160 else text[:157] + "...")
-    print(f"{sum(types.values())} records; most common:",
-          ", ".join(f"{name} {count}" for name, count in types.most_common(4)))
+    print(
+        f"{sum(types.values())} records; most common:",
+        ", ".join(f"{name} {count}" for name, count in types.most_common(4)),
+    )
 
 
 if len(sys.argv) > 1:

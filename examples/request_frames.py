@@ -1,6 +1,6 @@
 """Build a Metadata request, frame it as a client sends it, and read it back as a broker would.
 
-    python examples/request_frames.py
+python examples/request_frames.py
 """
 
 from kafka_meta_proto import message_class, protocol
@@ -9,15 +9,19 @@ MetadataRequest = message_class("MetadataRequest")
 MetadataResponse = message_class("MetadataResponse")
 
 # A client asks for two topics at version 12 (a flexible version: compact strings, tagged fields).
-request = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=n) for n in ("orders", "payments")])
+request = MetadataRequest(
+    topics=[MetadataRequest.MetadataRequestTopic(name=n) for n in ("orders", "payments")]
+)
 frame = protocol.encode_request(request, 12, correlation_id=7, client_id="example-client")
 print(f"request frame: {len(frame)} bytes, {frame[:16].hex()}...")
 
 # The broker side: the frame says which API and version it holds.
 received = protocol.decode_request(frame)
 header = received.header
-print(f"api key {header.request_api_key} v{header.request_api_version}, correlation id "
-      f"{header.correlation_id}, client {header.client_id!r}")
+print(
+    f"api key {header.request_api_key} v{header.request_api_version}, correlation id "
+    f"{header.correlation_id}, client {header.client_id!r}"
+)
 print("topics asked for:", [t.name for t in received.body.topics])
 
 # The answer, framed with the same correlation id; the client decodes it knowing what it asked.
@@ -28,6 +32,8 @@ response = MetadataResponse(
 )
 reply = protocol.encode_response(response, 12, correlation_id=header.correlation_id)
 decoded = protocol.decode_response(reply, api_key=header.request_api_key, api_version=12)
-print(f"response: correlation id {decoded.header.correlation_id}, brokers "
-      f"{[(b.node_id, b.host, b.port) for b in decoded.body.brokers]}")
+print(
+    f"response: correlation id {decoded.header.correlation_id}, brokers "
+    f"{[(b.node_id, b.host, b.port) for b in decoded.body.brokers]}"
+)
 assert decoded.body == response

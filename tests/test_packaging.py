@@ -17,7 +17,10 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 def test_every_package_folder_is_listed_and_mapped():
     config = PYPROJECT["tool"]["setuptools"]
     assert config["package-dir"] == {"": "src", "kafka_meta_proto.codegen": "codegen"}
-    in_tree = {".".join(p.parent.relative_to(ROOT / "src").parts) for p in (ROOT / "src").rglob("__init__.py")}
+    in_tree = {
+        ".".join(p.parent.relative_to(ROOT / "src").parts)
+        for p in (ROOT / "src").rglob("__init__.py")
+    }
     assert (ROOT / "codegen" / "__init__.py").is_file()
     assert sorted(config["packages"]) == sorted(in_tree | {"kafka_meta_proto.codegen"})
 
