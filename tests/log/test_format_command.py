@@ -14,10 +14,12 @@ CLUSTER_ID = "MkU3OEVBNTcwNTJENDM2Qg"
 
 
 def config(tmp_path, **extra) -> str:
+    """A node's server.properties (node 3, two log dirs, a static quorum); a None drops a key."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "server.properties"
-    lines = {"node.id": "3", "log.dirs": f"{tmp_path / 'a'},{tmp_path / 'b'}", **extra}
-    path.write_text("".join(f"{k}={v}\n" for k, v in lines.items()))
+    lines = {"node.id": "3", "log.dirs": f"{tmp_path / 'a'},{tmp_path / 'b'}",
+             "controller.quorum.voters": "3@localhost:9093", **extra}  # fmt: skip
+    path.write_text("".join(f"{k}={v}\n" for k, v in lines.items() if v is not None))
     return str(path)
 
 
