@@ -256,3 +256,24 @@ def test_quorum_refusals_as_kafkas(quorum_runs, name):
     assert kafka_status == our_status == 1
     assert kafka_says in " ".join(kafka_err.split()) and we_say in our_err  # argparse4j wraps its lines
     assert not (base / name / "kafka" / "a").exists() and not (base / name / "ours" / "a").exists()
+
+
+def test_kafka_starts_on_our_standalone_controller(tmp_path):
+    """One node, controller and broker, of a dynamic quorum formatted by ours with --standalone:
+    Kafka NEWEST starts on it, the node is the quorum's only voter and serves."""
+    need_kafka(NEWEST)
+    cluster = kafka_cluster.KafkaCluster(NEWEST, tmp_path, combined=True, formatter="ours", format_options=["--standalone"])
+    host, port = cluster.controller_address
+    cluster.settings.update({"controller.quorum.voters": None, "controller.quorum.bootstrap.servers": f"{host}:{port}"})
+    with cluster:
+        with KafkaConnection(*cluster.bootstrap[0]) as conn:
+            request = message_class("DescribeQuorumRequest")
+            topic = request.TopicData(topic_name="__cluster_metadata", partitions=[request.PartitionData(partition_index=0)])
+            answer = send(conn, request(topics=[topic]), 2).body
+        node = cluster.controller
+        own = read_meta_properties(cluster.data_dir(node)).directory_id
+        partition = answer.topics[0].partitions[0]
+        assert (partition.error_code, partition.leader_id) == (0, node.node_id)
+        assert [(v.replica_id, v.replica_directory_id) for v in partition.current_voters] == [(node.node_id, own)]
+        log = records(cluster.metadata_dir() / "00000000000000000000.log")
+        assert ("FEATURE_LEVEL_RECORD", 0, {"name": "metadata.version", "featureLevel": 33}) in log
