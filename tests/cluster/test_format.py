@@ -258,6 +258,7 @@ def test_quorum_refusals_as_kafkas(quorum_runs, name):
     assert not (base / name / "kafka" / "a").exists() and not (base / name / "ours" / "a").exists()
 
 
+@pytest.mark.slow
 def test_kafka_starts_on_our_standalone_controller(tmp_path):
     """One node, controller and broker, of a dynamic quorum formatted by ours with --standalone:
     Kafka NEWEST starts on it, the node is the quorum's only voter and serves."""

@@ -272,3 +272,18 @@ def test_what_kafka_accepts(tmp_path):
     assert formats(dynamic(tmp_path / "2", **BROKER), "-N") == 0
     assert formats(dynamic(tmp_path / "3", **STATIC), "-N") == 0
     assert formats(dynamic(tmp_path / "4"), "-s", "-f", "kraft.version=1", "-r", "3.8") == 0
+
+
+def test_bootstrap_files_are_laid_out_as_the_shared_snapshot_writer_does(tmp_path):
+    """Without quorum records format's writer gives the bytes of log.snapshot_writer."""
+    import io
+
+    from kafka_meta_proto import message_class
+    from kafka_meta_proto.log.snapshot_writer import write_snapshot
+    from kafka_meta_proto.storage import bootstrap_values, write_bootstrap_file
+
+    values = bootstrap_values(feature_levels())
+    header = message_class("SnapshotHeaderRecord")(version=0, last_contained_log_timestamp=5).encode(0)
+    expected = io.BytesIO()
+    write_snapshot(expected, header, values, message_class("SnapshotFooterRecord")(version=0).encode(0), epoch=0, timestamp=7)
+    assert write_bootstrap_file(tmp_path / "x", values, 7, 5).read_bytes() == expected.getvalue()
