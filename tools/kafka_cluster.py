@@ -7,7 +7,9 @@
 Every node is a separate JVM (bounded heap) on free loopback ports, its directories formatted by
 Kafka's own storage tool (``kafka.tools.StorageTool format``); ``combined=True`` runs one node
 that is controller and broker at once; ``release_version`` is given to the storage tool as
-``--release-version``. Each node logs to ``WORKDIR/node-N.log``.
+``--release-version`` and ``format_options`` (e.g. ``["--standalone"]``) to it as they are; a
+setting given as None is left out of the nodes' configuration. Each node logs to
+``WORKDIR/node-N.log``.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ class KafkaCluster:
         settings: dict[str, str] | None = None,
         formatter: str = "kafka",
         release_version: str | None = None,
+        format_options: list[str] | None = None,
     ):
         reason = kafka_oracle.missing(release)
         if reason:
@@ -71,6 +74,7 @@ class KafkaCluster:
         self.settings = dict(settings or {})
         self.formatter = formatter  # "kafka": Kafka's storage tool; "ours": kafka-meta-proto format
         self.release_version = release_version  # --release-version for either tool, else its default
+        self.format_options = list(format_options or [])  # more options for either tool
         self.classpath = os.pathsep.join(str(j) for j in kafka_oracle.jars(release))
         if combined:
             self.nodes = [Node(1, ("broker", "controller"), free_port(), free_port())]
@@ -133,7 +137,7 @@ class KafkaCluster:
             listeners.append(f"CONTROLLER://{host}:{node.controller_port or node.port}")
         props["listeners"] = ",".join(listeners)
         props.update(self.settings)
-        return "".join(f"{k}={v}\n" for k, v in props.items())
+        return "".join(f"{k}={v}\n" for k, v in props.items() if v is not None)
 
     def _config_file(self, node: Node) -> Path:
         path = self.workdir / f"node-{node.node_id}.properties"
@@ -178,7 +182,7 @@ class KafkaCluster:
         release = ["--release-version", self.release_version] if self.release_version else []
         for node in self.nodes:
             run = subprocess.run(
-                [*tool, "format", "-t", self.cluster_id, "-c", str(self._config_file(node)), *release],
+                [*tool, "format", "-t", self.cluster_id, "-c", str(self._config_file(node)), *release, *self.format_options],
                 capture_output=True, text=True, timeout=120,
             )  # fmt: skip
             if run.returncode != 0:

@@ -5,8 +5,10 @@ Kafka's controller and brokers start and serve on directories we formatted."""
 from __future__ import annotations
 
 import io
+import os
 import re
 import subprocess
+import sys
 
 import pytest
 
@@ -145,5 +147,134 @@ def test_kafka_starts_and_serves_on_our_directories(tmp_path):
             )
         assert any(cluster.metadata_dir().iterdir())
         # The controller replayed our snapshot and appended its records to the log.
+        log = records(cluster.metadata_dir() / "00000000000000000000.log")
+        assert ("FEATURE_LEVEL_RECORD", 0, {"name": "metadata.version", "featureLevel": 33}) in log
+
+
+# A dynamic quorum's options: Kafka NEWEST's tool and ours on the same configurations.
+
+DIR_1, DIR_2 = "4znU-ou9Taa06bmEJxsjnw", "yPeQXUlvSjGDhkZh5D5Y5Q"
+IC = f"1@localhost:9093:{DIR_1},2@localhost:9094:{DIR_2}"
+STATIC = {"controller.quorum.voters": "1@localhost:9093", "controller.quorum.bootstrap.servers": None}
+ACCEPTED = {"standalone": ({}, ["--standalone"]), "initial": ({}, ["--initial-controllers", IC]),
+            "none": ({}, ["--no-initial-controllers"]), "standalone-4.3": ({}, ["-s", "-r", "4.3"])}  # fmt: skip
+# Each refusal: the configuration, the options, what Kafka's message says, what ours says.
+REFUSED = {
+    "no-option": ({}, [], "you must specify one of the following", "give --standalone, --initial-controllers"),
+    "broker-standalone": ({"process.roles": "broker", "listeners": "PLAINTEXT://localhost:9092"}, ["-s"],
+                          "You can only use --standalone on a controller", "--standalone formats a controller"),
+    "static-standalone": (STATIC, ["-s"], "You cannot specify controller.quorum.voters", "controller.quorum.voters is set"),
+    "two-options": ({}, ["-s", "-N"], "not allowed with argument", "exclude one another"),
+    "kraft-0": ({}, ["-s", "--feature", "kraft.version=0"], "Cannot set kraft.version to 0", "kraft.version 0 cannot"),
+    "no-directory-id": ({}, ["-I", "1@localhost:9093"], "No colon following port", "no ':' after the port"),
+}  # fmt: skip
+
+
+def dynamic_config(directory, settings) -> str:
+    props = {"process.roles": "controller", "node.id": "1", "controller.listener.names": "CONTROLLER",
+             "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+             "listeners": "CONTROLLER://localhost:9093", "controller.quorum.bootstrap.servers": "localhost:9093",
+             "log.dirs": f"{directory}/a,{directory}/b", **settings}  # fmt: skip
+    directory.mkdir(parents=True)
+    path = directory / "server.properties"
+    path.write_text("".join(f"{k}={v}\n" for k, v in props.items() if v is not None))
+    return str(path)
+
+
+def run_both(directory, settings, options) -> dict[str, tuple[int, str]]:
+    """(exit status, standard error) of Kafka's tool and of ours, each in a directory of its own."""
+    cluster_id = "MkU3OEVBNTcwNTJENDM2Qg"
+    kafka = subprocess.run(["java", *kafka_cluster.JAVA_OPTIONS, "-cp", os.pathsep.join(map(str, kafka_oracle.jars(NEWEST))),
+                            "kafka.tools.StorageTool", "format", "-t", cluster_id,
+                            "-c", dynamic_config(directory / "kafka", settings), *options],
+                           capture_output=True, text=True, timeout=120)  # fmt: skip
+    ours = subprocess.run([sys.executable, "-m", "kafka_meta_proto.cli", "format", "-t", cluster_id,
+                           "-c", dynamic_config(directory / "ours", settings), *options],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    return {"kafka": (kafka.returncode, kafka.stderr), "ours": (ours.returncode, ours.stderr)}
+
+
+@pytest.fixture(scope="module")
+def quorum_runs(tmp_path_factory):
+    need_kafka(NEWEST)
+    base = tmp_path_factory.mktemp("format-quorum")
+    return base, {name: run_both(base / name, *case[:2]) for name, case in {**ACCEPTED, **REFUSED}.items()}
+
+
+def quorum_records(path, own) -> list[tuple]:
+    """A snapshot's records with their offsets; the header's timestamp and this node's own (random)
+    directory id left out."""
+    found = []
+    for r in dump.iter_json_records(str(path)):
+        data = r["data"]
+        if r["type"] == "SNAPSHOT_HEADER":
+            data = {"version": data["version"]}
+        elif r["type"] == "KRAFT_VOTERS":
+            data = {**data, "voters": [{**v, "voterDirectoryId": "own" if v["voterDirectoryId"] == own else v["voterDirectoryId"]}
+                                       for v in data["voters"]]}  # fmt: skip
+        found.append((r["offset"], r["batchBaseOffset"], r["control"], r["type"], r["version"], data))
+    return found
+
+
+def own_records(directory, path="a/" + BOOTSTRAP_SNAPSHOT) -> list[tuple]:
+    return quorum_records(directory / path, str(read_meta_properties(directory / "a").directory_id))
+
+
+@pytest.mark.parametrize("name", ["standalone", "initial", "none"])
+def test_quorum_options_write_kafkas_records(quorum_runs, name):
+    base, runs = quorum_runs
+    assert runs[name]["kafka"][0] == runs[name]["ours"][0] == 0, runs[name]
+    kafka, ours = base / name / "kafka", base / name / "ours"
+    assert files(ours) == files(kafka)
+    assert own_records(ours) == own_records(kafka)
+    types = [r[3] for r in own_records(ours)]
+    assert types[:3] == ["SNAPSHOT_HEADER", "KRAFT_VERSION", "KRAFT_VOTERS" if name != "none" else "FEATURE_LEVEL_RECORD"]
+    if name == "initial":  # the metadata log directory's id is this node's voter's
+        assert str(read_meta_properties(ours / "a").directory_id) == str(read_meta_properties(kafka / "a").directory_id) == DIR_1
+    if name == "standalone":  # Kafka's DumpLogSegments reads ours as our dump-log does
+        assert our_dump_log(ours / "a" / BOOTSTRAP_SNAPSHOT) == kafka_dump_log(ours / "a" / BOOTSTRAP_SNAPSHOT)
+
+
+def test_standalone_for_4_3_splits_the_records_as_older_tools_did(quorum_runs):
+    """Kafka NEWEST writes one snapshot whatever -r says; ours, for 4.3, the feature levels in
+    bootstrap.checkpoint and the quorum's records in a snapshot (0, 0) of their own."""
+    base, runs = quorum_runs
+    kafka, ours = base / "standalone-4.3" / "kafka", base / "standalone-4.3" / "ours"
+    assert runs["standalone-4.3"]["kafka"][0] == runs["standalone-4.3"]["ours"][0] == 0
+    theirs = own_records(kafka)
+    assert own_records(ours)[:3] == theirs[:3]  # header, KRaftVersion, Voters
+    features = [r[3:] for r in theirs if not r[2]]
+    assert [r[3:] for r in own_records(ours, "a/bootstrap.checkpoint") if not r[2]] == features
+    assert ("FEATURE_LEVEL_RECORD", 0, {"name": "metadata.version", "featureLevel": 30}) == features[0]
+
+
+@pytest.mark.parametrize("name", REFUSED)
+def test_quorum_refusals_as_kafkas(quorum_runs, name):
+    base, runs = quorum_runs
+    _, _, kafka_says, we_say = REFUSED[name]
+    (kafka_status, kafka_err), (our_status, our_err) = runs[name]["kafka"], runs[name]["ours"]
+    assert kafka_status == our_status == 1
+    assert kafka_says in " ".join(kafka_err.split()) and we_say in our_err  # argparse4j wraps its lines
+    assert not (base / name / "kafka" / "a").exists() and not (base / name / "ours" / "a").exists()
+
+
+@pytest.mark.slow
+def test_kafka_starts_on_our_standalone_controller(tmp_path):
+    """One node, controller and broker, of a dynamic quorum formatted by ours with --standalone:
+    Kafka NEWEST starts on it, the node is the quorum's only voter and serves."""
+    need_kafka(NEWEST)
+    cluster = kafka_cluster.KafkaCluster(NEWEST, tmp_path, combined=True, formatter="ours", format_options=["--standalone"])
+    host, port = cluster.controller_address
+    cluster.settings.update({"controller.quorum.voters": None, "controller.quorum.bootstrap.servers": f"{host}:{port}"})
+    with cluster:
+        with KafkaConnection(*cluster.bootstrap[0]) as conn:
+            request = message_class("DescribeQuorumRequest")
+            topic = request.TopicData(topic_name="__cluster_metadata", partitions=[request.PartitionData(partition_index=0)])
+            answer = send(conn, request(topics=[topic]), 2).body
+        node = cluster.controller
+        own = read_meta_properties(cluster.data_dir(node)).directory_id
+        partition = answer.topics[0].partitions[0]
+        assert (partition.error_code, partition.leader_id) == (0, node.node_id)
+        assert [(v.replica_id, v.replica_directory_id) for v in partition.current_voters] == [(node.node_id, own)]
         log = records(cluster.metadata_dir() / "00000000000000000000.log")
         assert ("FEATURE_LEVEL_RECORD", 0, {"name": "metadata.version", "featureLevel": 33}) in log

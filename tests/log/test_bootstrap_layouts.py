@@ -26,7 +26,7 @@ def formatted(request, tmp_path):
     """A controller's log directory formatted for the release, the bootstrap file's path in it."""
     release = request.param
     settings = tmp_path / "server.properties"
-    settings.write_text(f"node.id=1\nprocess.roles=controller\nlog.dirs={tmp_path / 'node-1'}\n")
+    settings.write_text(f"node.id=1\nprocess.roles=controller\ncontroller.quorum.voters=1@localhost:9093\nlog.dirs={tmp_path / 'node-1'}\n")
     assert cli.main(["format", "-c", str(settings), "-t", CLUSTER_ID, "-r", release]) == 0
     return release, tmp_path / "node-1", tmp_path / "node-1" / LAYOUTS[release][0]
 

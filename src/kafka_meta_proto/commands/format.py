@@ -6,6 +6,11 @@ directory: metadata.version and the other feature levels of --release-version, o
 sets them. For 4.4 and later releases they go into __cluster_metadata-0/00000000000000000000-
 0000000000.checkpoint (controllers only), for older ones into bootstrap.checkpoint, as each
 release's own storage tool writes them. Kafka's controllers and brokers start on the result.
+
+A controller of a dynamic quorum (controller.quorum.bootstrap.servers, no controller.quorum.voters)
+needs one of --standalone (this node is the only voter), --initial-controllers
+id@host:port:directoryId,... (the voters) or --no-initial-controllers (it joins a quorum later):
+its bootstrap snapshot then holds kraft.version 1 and the initial voters, as Kafka 4.4.0's does.
 """
 
 from __future__ import annotations
@@ -28,6 +33,14 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "-g", "--ignore-formatted", action="store_true", help="skip directories already formatted"
     )
+    # Not an argparse group: a second one of these is refused with exit status 1, as Kafka's tool does.
+    parser.add_argument("-s", "--standalone", action="store_true",
+                        help="a dynamic quorum whose only initial voter is this controller")  # fmt: skip
+    parser.add_argument("-I", "--initial-controllers", metavar="ID@HOST:PORT:DIRID,...",
+                        help="a dynamic quorum's initial voters (this node's metadata log directory takes "
+                             "its directory id from its entry)")  # fmt: skip
+    parser.add_argument("-N", "--no-initial-controllers", action="store_true",
+                        help="a dynamic quorum's controller that is not an initial voter")  # fmt: skip
 
 
 def run(args) -> int:
@@ -39,7 +52,8 @@ def run(args) -> int:
                 raise FormatError(f"--feature {item!r} is not NAME=LEVEL")
             overrides[name.strip()] = int(level)
         written = format_node(args.config, args.cluster_id, feature_levels(args.release_version, overrides),
-                              args.ignore_formatted)  # fmt: skip
+                              args.ignore_formatted, args.standalone, args.initial_controllers,
+                              args.no_initial_controllers)  # fmt: skip
     except (FormatError, ValueError, OSError) as e:
         print(f"format: {e}", file=sys.stderr)
         return 1
