@@ -89,9 +89,10 @@ def _truncation_failures(cls, vec: dict, lengths) -> list[str]:
 @pytest.mark.parametrize("tree,name", vector_files())
 def test_truncated_vectors(tree: str, name: str):
     """Cut short anywhere (sampled for long vectors), every golden vector is a located DecodeError."""
+    path = reference("vectors", tree, f"{name}.jsonl")  # skips where the reference data is absent
     cls = message_class(name)
     failures = []
-    for vec in read_jsonl(reference("vectors", tree, f"{name}.jsonl")):
+    for vec in read_jsonl(path):
         failures += _truncation_failures(cls, vec, prefix_lengths(len(vec["hex"]) // 2))
     assert not failures, f"{len(failures)} bad truncations:\n" + "\n".join(failures[:10])
 
@@ -116,9 +117,10 @@ def test_truncated_vectors_exhaustive(request):
 @pytest.mark.parametrize("tree,name", vector_files())
 def test_trailing_byte(tree: str, name: str):
     """One extra byte: decode rejects it at the original length, decode_from stops before it."""
+    path = reference("vectors", tree, f"{name}.jsonl")  # skips where the reference data is absent
     cls = message_class(name)
     failures = []
-    for vec in read_jsonl(reference("vectors", tree, f"{name}.jsonl")):
+    for vec in read_jsonl(path):
         data, version = bytes.fromhex(vec["hex"]), vec["version"]
         where = f"v{version} {vec['kind']}"
         for extra in (b"\x00", b"\xff"):
