@@ -46,15 +46,24 @@ def test_version_names_the_codec_and_the_environment_forces_pure_python():
     assert forced.stdout.startswith("kafka-meta-proto 0.1.0 (pure Python codec: KAFKA_META_PROTO_PURE_PYTHON is set;")
 
 
-def test_a_plain_install_names_the_extra_a_command_needs():
-    run = plain("dump-log", "some.log")
-    assert run.returncode == 2 and run.stdout == ""
+def test_a_plain_install_names_the_extra_a_command_needs(tmp_path):
+    """Uncompressed log files need no extra (format writes them); a compressed batch names it."""
+    from kafka_meta_proto.log import CompressionType, Record, RecordBatch
+
+    plain_batch = RecordBatch.create([Record(value=b"x")]).encode()
+    gzip_batch = RecordBatch.create([Record(value=b"x")], base_offset=1, compression=CompressionType.GZIP).encode()
+    (tmp_path / "00000000000000000000.log").write_bytes(plain_batch)
+    run = plain("dump-log", str(tmp_path / "00000000000000000000.log"))
+    assert run.stderr == "" and "compresscodec: none" in run.stdout, run.stderr  # (1: x is no record)
+    (tmp_path / "00000000000000000000.log").write_bytes(plain_batch + gzip_batch)
+    run = plain("dump-log", str(tmp_path / "00000000000000000000.log"))
+    assert run.returncode == 2 and "compresscodec: none" in run.stdout
     assert run.stderr.splitlines() == [
         "kafka-meta-proto dump-log: needs the 'cramjam' module of the 'log' extra: "
         "pip install 'kafka-meta-proto[log]'"
     ]
-    run = plain("simulate", "--help")  # help still describes the command, and says what to install
-    assert run.returncode == 0 and "Simulate KRaft clusters" in run.stdout and "'log' extra" in run.stdout
+    run = plain("simulate", "--help")  # its module imports without the extras now
+    assert run.returncode == 0 and "Simulate KRaft clusters" in run.stdout and "extra" not in run.stdout
 
 
 def test_codegen_command_without_its_extra_and_from_a_checkout(tmp_path):

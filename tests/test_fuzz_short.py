@@ -130,3 +130,26 @@ def test_fuzz_logs_finds_planted_bugs(fuzz, capsys, tmp_path, monkeypatch):
     assert code == 1 and other > 0
     kinds = {json.loads(x).get("kind") for x in report.read_text().splitlines()[1:-1]}
     assert {"exception", "memory"} <= kinds, kinds
+
+
+def test_fuzz_logs_compares_the_buffer_types(fuzz, capsys, tmp_path, monkeypatch):
+    """A whole-batch reader that names a different problem when given a bytearray, as
+    find_batch once failed on a memoryview (memoryview has no find)."""
+    from kafka_meta_proto.log import LogFormatError
+
+    real = fuzz._whole_read
+
+    def planted(data):
+        outcome = real(data)
+        if type(data) is bytearray and outcome[0] == "error":
+            return "error", LogFormatError("planted")
+        return outcome
+
+    monkeypatch.setattr(fuzz, "_whole_read", planted)
+    report = tmp_path / "planted.jsonl"
+    code, (n, clean, errors, other, slow), out = run(
+        fuzz, capsys, "--logs", "--budget", "100", "--seed", "5", "--jobs", "1", "--report", str(report),
+    )
+    assert code == 1 and other > 0 and errors == 0  # every input the readers refuse
+    kinds = {json.loads(x).get("kind") for x in report.read_text().splitlines()[1:-1]}
+    assert kinds == {"buffer-type-differs"}, kinds

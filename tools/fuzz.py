@@ -519,9 +519,11 @@ def check_input(cls, name, version, seed_version, data, ops, check_memory: bool)
 # 2**31 - 1, thousands of gzip members, LZ4 frames and skippable frames, snappy chunks and zstd
 # frames). Each input is read with the CRC unchecked (so that mutations reach the records) by the
 # whole-batch reader (decode_batch), the streaming one (scan + BatchView.records, and the pieces
-# reader with 4 KiB pieces), and dump-log (text and --json). "other": any exception but a
-# DecodeError from the readers, any exception from dump-log, a streamed result other than the
-# whole reader's (other records, or success where it fails, or failure where it succeeds), a
+# reader with 4 KiB pieces), and dump-log (text and --json); the first two also from a
+# bytearray, a memoryview and an mmap of the input. "other": any exception but a DecodeError
+# from the readers, any exception from dump-log, a streamed result other than the whole
+# reader's (other records, or success where it fails, or failure where it succeeds), a result
+# or error from another buffer type than from bytes (other type or text), a
 # streaming read whose traced allocations pass LOG_MEMORY_BASE + LOG_MEMORY_PER_BYTE per input
 # byte, or a read past --timeout; "slow": over LOG_SLOW_SECONDS (fastest of three).
 
@@ -616,6 +618,37 @@ def _streamed_read(data):
     return first
 
 
+def _mapped(data: bytes):
+    import mmap
+
+    buf = mmap.mmap(-1, len(data))
+    buf.write(data)
+    return buf
+
+
+LOG_BUFFERS = {"bytearray": bytearray, "memoryview": memoryview, "mmap": _mapped}  # bytes: the reference
+
+
+def _comparable(outcome):
+    """An outcome of _whole_read / _streamed_read with its error as type and text."""
+    if outcome is None or outcome[0] == "ok":
+        return outcome
+    return "error", type(outcome[1]), str(outcome[1])
+
+
+def _buffer_types_differ(data, whole, streamed) -> str | None:
+    """Which buffer type reads ``data`` otherwise than bytes, and how; None if none does."""
+    expected = _comparable(whole), _comparable(streamed)
+    for kind, make in LOG_BUFFERS.items():
+        if not data and kind == "mmap":
+            continue  # (an anonymous map has at least a byte)
+        buf = make(data)
+        got = _comparable(_whole_read(buf)), _comparable(_streamed_read(buf))
+        if got != expected:
+            return f"{kind}: {got[0]!r:.200}, {got[1]!r:.200}; bytes: {expected[0]!r:.200}, {expected[1]!r:.200}"
+    return None
+
+
 def _pieces_read(data):
     """The first batch's records read across LOG_PIECE pieces, as ("ok", n) or ("error", type);
     None for an uncompressed or control batch."""
@@ -680,6 +713,7 @@ def check_log_input(data: bytes, ops, check_memory: bool, directory: Path):
         whole = _whole_read(data)
         streamed = _streamed_read(data)
         pieces = _pieces_read(data)
+        buffers = _buffer_types_differ(data, whole, streamed)
     except Exception as exc:  # noqa: BLE001 - the whole point
         return "other", _finding("exception", name, version, version, data, ops, repr(exc), traceback.format_exc()), None
     elapsed = time.perf_counter() - t0
@@ -698,6 +732,8 @@ def check_log_input(data: bytes, ops, check_memory: bool, directory: Path):
     problem = _same_outcome(whole, streamed)
     if problem is None and pieces is not None and streamed is not None and pieces[0] != streamed[0]:
         problem = f"read across {LOG_PIECE}-byte pieces: {pieces}, streamed: {streamed[0]}"
+    if buffers:
+        return "other", _finding("buffer-type-differs", name, version, version, data, ops, buffers), slow
     if problem:
         return "other", _finding("streamed-differs", name, version, version, data, ops, problem), slow
     if check_memory:

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .extras import EXTRAS, missing_extra  # noqa: F401 (EXTRAS: cli's name for it)
 
 PROG = "kafka-meta-proto"
 
@@ -30,13 +31,6 @@ COMMANDS = {
     "shell": "shell",
     "stale-partitions": "stale_partitions",
 }
-
-# Third-party modules and the extra of the package that installs each.
-EXTRAS = {
-    "cramjam": "log", "crc32c": "log", "lz4": "log", "zstandard": "log",
-    "pyspark": "spark", "pyarrow": "spark", "pandas": "spark", "py4j": "spark",
-    "jinja2": "codegen", "black": "codegen",
-}  # fmt: skip
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
@@ -65,12 +59,8 @@ def _docstring(module_name: str) -> str:
 
 def missing_dependency(command: str, error: ModuleNotFoundError) -> str | None:
     """One line naming the extra to install, when ``error`` is a missing third-party module."""
-    top = (error.name or "").split(".")[0]
-    extra = EXTRAS.get(top)
-    if extra is None:
-        return None
-    return (f"{PROG} {command}: needs the {top!r} module of the {extra!r} extra: "
-            f"pip install 'kafka-meta-proto[{extra}]'")  # fmt: skip
+    line = missing_extra(f"{PROG} {command}:", error)
+    return None if line is error else str(line)
 
 
 def _chosen(argv: list[str]) -> str | None:

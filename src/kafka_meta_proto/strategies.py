@@ -17,7 +17,12 @@ from __future__ import annotations
 
 import functools
 
-from hypothesis import strategies as st
+from .extras import missing_extra
+
+try:
+    from hypothesis import strategies as st
+except ModuleNotFoundError as exc:  # one line saying what to install, not a bare import error
+    raise missing_extra("kafka_meta_proto.strategies", exc) from None
 
 from .schema_info import FieldInfo
 from .uuid import Uuid

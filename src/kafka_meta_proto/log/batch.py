@@ -53,6 +53,7 @@ from .header import (
     seal,
 )
 from .records import MIN_RECORD_SIZE, Record, encode_records, iter_records, iter_records_in_pieces
+from .source import byte_buffer
 
 # The most records the all-records readers (decode_batch, BatchReader, SegmentReader,
 # BatchView.decode / record_list) build at once. The decompression limit bounds bytes, not
@@ -371,6 +372,7 @@ def decode_batch(
     """
     if pos < 0:
         raise ValueError(f"position {pos} is negative")
+    buf = byte_buffer(buf)
     try:
         header = read_frame(buf, pos, len(buf) - pos)
         size = LOG_OVERHEAD + header.batch_length

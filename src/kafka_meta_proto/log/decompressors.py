@@ -31,9 +31,9 @@ import lz4.block
 import lz4.frame
 import zstandard
 
+from .compression import PIECE  # the most bytes a generator yields at once, unless told otherwise
 from .errors import CompressionError
 
-PIECE = 1 << 20  # the most bytes a generator yields at once, unless told otherwise
 IN_STEP = 256 << 10  # the most input fed to a library at once (its copy of unused input)
 _FIRST_STEP = 256  # the first window of a member or frame: a tiny one costs little
 

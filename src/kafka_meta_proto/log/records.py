@@ -123,9 +123,12 @@ COMPILED_CHUNK = 256
 def iter_records(data: bytes, pos: int, count: int) -> Iterator[Record]:
     """The ``count`` records of ``data[pos:]``, one at a time; they must fill it exactly (a
     LogFormatError says where they do not: at once for a count that cannot fit, else when the
-    iteration reaches that point)."""
+    iteration reaches that point). ``data`` may be any buffer: others than bytes are copied
+    once, so that keys and values are bytes whatever the buffer."""
     if count < 0:
         raise LogFormatError(f"negative records count {count}")
+    if type(data) is not bytes:
+        data = bytes(data)
     if count > (len(data) - pos) // MIN_RECORD_SIZE:
         raise RecordCountError(
             f"records count {count} cannot fit in the {len(data) - pos} bytes of records data"

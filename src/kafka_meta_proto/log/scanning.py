@@ -47,7 +47,7 @@ from .header import (
     stored_crc,
 )
 from .records import Record
-from .source import ByteSource
+from .source import ByteSource, find_byte
 
 _unpack_header = HEADER.unpack_from
 MAX_PLAUSIBLE_COUNT = 1 << 24  # a damaged header's count beyond this is not believed
@@ -162,11 +162,10 @@ def is_batch_start(source: ByteSource, pos: int) -> bool:
 def find_batch(source: ByteSource, pos: int) -> int:
     """The first position >= ``pos`` where a sound batch starts (the source's size if none)."""
     size = source.size
-    magic = bytes((MAGIC,))
     while pos + HEADER_SIZE <= size:
         buf, base = source.view(pos, HEADER_SIZE)
         stop = min(size, base + len(buf)) - base
-        i = buf.find(magic, pos + MAGIC_OFFSET - base, stop)
+        i = find_byte(buf, MAGIC, pos + MAGIC_OFFSET - base, stop)
         if i < 0:
             if base + stop >= size:
                 return size

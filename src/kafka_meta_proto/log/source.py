@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import re
 from urllib.parse import unquote, urlparse
 
 WINDOW = 16 << 20  # bytes read at a time from a file that is not local
@@ -37,6 +38,27 @@ def arrow_uri(uri: str) -> str:
     return f"{ARROW_SCHEMES.get(scheme, scheme)}{sep}{rest}" if sep else uri
 
 
+def byte_buffer(buf):
+    """``buf`` as a buffer whose length and indexes count bytes: a memoryview of another format
+    or shape (``'b'``, ``'I'``, 2-D) is cast to unsigned bytes; bytes, bytearray, mmap and
+    byte memoryviews are kept as they are."""
+    if type(buf) is memoryview and (buf.format != "B" or buf.ndim != 1):
+        return buf.cast("B")
+    return buf
+
+
+def find_byte(buf, value: int, start: int, stop: int) -> int:
+    """The first index in ``[start, stop)`` of ``buf`` holding the byte ``value``, else -1.
+
+    The one search for every buffer type: memoryview has no ``find``, and ``re`` searches
+    anything that exports a buffer (bytes, bytearray, memoryview, mmap) without a copy."""
+    match = _BYTE_PATTERNS[value].search(buf, start, stop)
+    return -1 if match is None else match.start()
+
+
+_BYTE_PATTERNS = [re.compile(re.escape(bytes((b,)))) for b in range(256)]
+
+
 class ByteSource:
     """The bytes of one file or buffer; see the module docstring."""
 
@@ -60,7 +82,7 @@ class BufferSource(ByteSource):
     """Bytes in memory (bytes, bytearray, memoryview, mmap), the first ``limit`` of them."""
 
     def __init__(self, buf, limit: int | None = None):
-        self.whole = buf
+        self.whole = buf = byte_buffer(buf)
         self.size = len(buf) if limit is None else max(0, min(limit, len(buf)))
 
 
