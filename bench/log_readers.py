@@ -10,6 +10,8 @@ little):
 - dump-log: ``dump.dump`` of every segment and snapshot, Kafka's text form, written to a null
   stream;
 - dump-log --json: the same with one JSON object per record;
+- simulate: writing the input itself (``simulator.simulate``, one cluster, the same records) into
+  a fresh temporary folder: the writer's speed;
 - decode stage: ``pipeline.decode.decode_units`` over every unit of the cluster, as one Spark task
   decodes its units (Arrow batches built, nothing written), in a fresh process for each run so
   that no decoded value is kept from the run before.
@@ -56,6 +58,17 @@ def time_dump(paths: list[str], as_json: bool) -> float:
     return time.process_time() - start
 
 
+def time_simulate(records: int) -> float:
+    import tempfile
+
+    from kafka_meta_proto import simulator
+
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.process_time()
+        simulator.simulate(Path(tmp), records=records, seed=1)
+        return time.process_time() - start
+
+
 def time_decode(cluster: str) -> float:
     from kafka_meta_proto.pipeline.decode import decode_units
     from kafka_meta_proto.pipeline.inputs import discover
@@ -85,6 +98,7 @@ def main() -> None:
     results = {
         "dump-log": min(time_dump(paths, False) for _ in range(args.runs)),
         "dump-log --json": min(time_dump(paths, True) for _ in range(args.runs)),
+        "simulate": min(time_simulate(args.records) for _ in range(args.runs)),
     }
     child = [sys.executable, __file__, "--child", str(cluster)]
     results["decode stage"] = min(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 import struct
-import time
 
 import pytest
+from work_count import raised_after
 
 from kafka_meta_proto.log import (
     CompressionError,
@@ -44,10 +44,11 @@ MINIMAL_BODY = b"\x00\x00\x00\x01\x01\x00"
 
 
 def decode_fails(data: bytes, match: str, error=LogFormatError):
-    start = time.perf_counter()
+    # Refused after bounded work: a damaged length must not send the reader on a long walk.
+    refused, calls = raised_after(decode_batch, data)
+    assert calls < 20_000, calls
     with pytest.raises(error, match=match) as info:
-        decode_batch(data)
-    assert time.perf_counter() - start < 0.5
+        raise refused if refused is not None else AssertionError("decoded without an error")
     assert info.value.position == 0
     return info.value
 
@@ -180,7 +181,6 @@ def test_random_damage_with_valid_crc_never_escapes_as_another_error(codec):
     """Mutate bytes after the CRC field and fix the CRC up, so the record parser sees the damage."""
     rng = random.Random(20240 + codec)
     original = _sample_batches()[codec]
-    start = time.perf_counter()
     outcomes = {"ok": 0, "error": 0}
     for _ in range(1500):
         data = bytearray(original)
@@ -200,7 +200,6 @@ def test_random_damage_with_valid_crc_never_escapes_as_another_error(codec):
             outcomes["ok"] += 1
             batch.encode()  # whatever decoded can be written back
     assert outcomes["error"] > 0
-    assert time.perf_counter() - start < 5
 
 
 def test_every_truncation_of_a_batch_is_reported_as_truncated():
