@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # Set up (first run only) and run the test suite: `bash test.sh [PYTEST ARGS...]`.
-# The default run skips tests marked slow; `bash test.sh -m slow` runs those.
+# The default run leaves out the tests marked slow, on a worker per core (pytest-xdist);
+# `bash test.sh -m slow` runs those, `bash test.sh -m ""` everything, `-n 0` in one process.
 set -euo pipefail
 cd "$(dirname "$0")"
 bash tools/setup.sh
-exec .venv/bin/python -m pytest -m "not slow" "$@"
+status=0
+.venv/bin/python -m pytest -m "not slow" -n auto "$@" || status=$?
+if [ "$status" -eq 0 ] && [[ " $* " != *" -m "* ]]; then
+  echo "test.sh: the slow tests were left out: bash test.sh -m slow (.ci/run runs everything)" >&2
+fi
+exit "$status"

@@ -165,6 +165,7 @@ def test_short_differential_fuzz(diff):
 
 
 @pytest.mark.slow
+@pytest.mark.exhaustive
 def test_differential_fuzz_a_million_inputs(diff):
     res = diff.run(1_000_000, seed=18, jobs=2, quiet=True)
     assert res.inputs == 1_000_000

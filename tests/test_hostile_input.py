@@ -98,12 +98,10 @@ def test_truncated_vectors(tree: str, name: str):
 
 
 @pytest.mark.slow
-def test_truncated_vectors_exhaustive(request):
+@pytest.mark.exhaustive
+def test_truncated_vectors_exhaustive():
     """Every prefix length of every vector: about 2 million decodes over both trees, minutes.
-    Runs only when asked for: ``pytest -m slow tests/test_hostile_input.py``."""
-    expr = request.config.getoption("markexpr") or ""
-    if "slow" not in expr or "not slow" in expr:
-        pytest.skip("exhaustive truncation sweep: select it with -m slow")
+    Runs only when asked for: ``bash test.sh -m exhaustive tests/test_hostile_input.py``."""
     failures = []
     for tree in TREES:
         for path in sorted(reference("vectors", tree).glob("*.jsonl")):

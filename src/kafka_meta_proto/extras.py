@@ -12,7 +12,7 @@ EXTRAS = {
     "cramjam": "log", "crc32c": "log", "lz4": "log", "zstandard": "log",
     "pyspark": "spark", "pyarrow": "spark", "pandas": "spark", "py4j": "spark",
     "jinja2": "codegen", "black": "codegen",
-    "hypothesis": "dev",  # no extra of its own: the strategies are a testing aid
+    "hypothesis": "strategies",
 }  # fmt: skip
 
 

@@ -12,7 +12,7 @@ from kafka_meta_proto import dump, message_class
 
 DescribeClusterRequest = message_class("DescribeClusterRequest")
 
-pytestmark = pytest.mark.cluster
+pytestmark = [pytest.mark.cluster, pytest.mark.slow]  # real Kafka clusters: minutes
 
 VICTIM = 3
 

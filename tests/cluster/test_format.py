@@ -23,7 +23,7 @@ from kafka_meta_proto.image import MetadataImage
 from kafka_meta_proto.localfiles import read_meta_properties
 from kafka_meta_proto.storage import feature_levels
 
-pytestmark = pytest.mark.cluster
+pytestmark = [pytest.mark.cluster, pytest.mark.slow]  # real Kafka clusters: minutes
 
 BOOTSTRAP_SNAPSHOT = "__cluster_metadata-0/00000000000000000000-0000000000.checkpoint"
 

@@ -23,7 +23,7 @@ MetadataRequest = message_class("MetadataRequest")
 OffsetForLeaderEpochRequest = message_class("OffsetForLeaderEpochRequest")
 ProduceRequest = message_class("ProduceRequest")
 
-pytestmark = pytest.mark.cluster
+pytestmark = [pytest.mark.cluster, pytest.mark.slow]  # real Kafka clusters: minutes
 
 
 @pytest.fixture

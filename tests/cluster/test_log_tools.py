@@ -21,7 +21,7 @@ from kafka_meta_proto import dump, message_class
 from kafka_meta_proto.log.batch import Record, RecordBatch
 from kafka_meta_proto.log.names import parse_snapshot_name
 
-pytestmark = pytest.mark.cluster
+pytestmark = [pytest.mark.cluster, pytest.mark.slow]  # real Kafka clusters: minutes
 
 CreateTopicsRequest = message_class("CreateTopicsRequest")
 

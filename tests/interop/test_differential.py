@@ -52,6 +52,7 @@ def test_same_as_kafka(oracles, release, name):
 
 
 @pytest.mark.slow
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("name", KAFKA_SCHEMAS)
 @pytest.mark.parametrize("release", RELEASES)
 def test_same_as_kafka_many_examples(oracles, release, name):

@@ -72,7 +72,7 @@ def test_the_strategies_without_hypothesis_name_the_extra_in_one_line():
     assert run.returncode == 1
     assert run.stderr.splitlines()[-1] == (
         "kafka_meta_proto.extras.MissingExtraError: kafka_meta_proto.strategies needs the "
-        "'hypothesis' module of the 'dev' extra: pip install 'kafka-meta-proto[dev]'"
+        "'hypothesis' module of the 'strategies' extra: pip install 'kafka-meta-proto[strategies]'"
     )
     assert "Traceback" in run.stderr and run.stderr.count("Error") == 1  # no chained import error
 

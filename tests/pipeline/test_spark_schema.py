@@ -7,6 +7,7 @@ import json
 import math
 import sys
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -91,29 +92,19 @@ def _same(a, b) -> bool:
     return type(a) is type(b) and a == b
 
 
-def test_from_json_with_the_generated_schemas_is_exact(spark):
-    """Random messages of every version of every message: Kafka's JSON form read by Spark with
-    the generated schema comes back value for value (full integer ranges, any text, bytes,
-    infinities, nulls, unknown tagged fields)."""
-    pytest.importorskip("hypothesis")
-    from hypothesis.errors import NonInteractiveExampleWarning
+def _read_back_problems(spark, examples) -> list[str]:
+    """Kafka's JSON form of each ``(name, version, message)`` read by Spark with the generated
+    schema: the messages whose values do not come back as written."""
     from pyspark.sql import functions as F
 
     from kafka_meta_proto.codec import json_text
-    from kafka_meta_proto.strategies import messages
 
-    rows = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NonInteractiveExampleWarning)
-        for name in REGISTRY.names():
-            cls = REGISTRY.message_class(name)
-            for version in cls.versions():
-                for _ in range(2):
-                    rows.append((name, version, json_text(messages(cls, version).example().to_json(version))))
+    rows = [(name, version, json_text(message.to_json(version))) for name, version, message in examples]
     frame = spark.createDataFrame(rows, "name STRING, version INT, payload STRING")
+    names = sorted({name for name, _, _ in examples})
     parsed = [
         F.when(F.col("name") == name, F.from_json("payload", SCHEMAS[name], {"mode": "FAILFAST"})).alias(name)
-        for name in REGISTRY.names()
+        for name in names
     ]
     problems = []
     for row in frame.select("name", "version", "payload", *parsed).collect():
@@ -121,4 +112,60 @@ def test_from_json_with_the_generated_schemas_is_exact(spark):
         want = strip_nulls(json.loads(row["payload"]))
         if not _same(got, want):
             problems.append(f"{row['name']} v{row['version']}: {json.dumps(want)[:200]} -> {got!r:.200}")
+    return problems
+
+
+def _hard_values(names) -> list:
+    """``(name, version, message)``: each version's defaults, every field at its lowest and at its
+    highest, and nulls wherever allowed (tools/differential.py's fixed examples)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+    from differential import fixed_examples
+
+    return [
+        (name, version, message)
+        for name in names
+        for version in REGISTRY.message_class(name).versions()
+        for message in fixed_examples(REGISTRY.message_class(name), version).values()
+    ]
+
+
+# Spark's cost follows the number of schemas in one projection: the fast run reads the records
+# the pipeline decodes and a sample of the APIs; the slow run reads every message.
+FAST_NAMES = sorted(
+    {n for n in REGISTRY.names() if n.endswith(("Record", "Key", "Value"))}
+    | {"FetchRequest", "FetchResponse", "ProduceRequest", "MetadataResponse", "DescribeClusterResponse",
+       "ConsumerGroupHeartbeatRequest", "ShareFetchResponse", "ApiVersionsResponse", "CreateTopicsRequest"}
+)  # fmt: skip
+
+
+def test_from_json_with_the_generated_schemas_is_exact(spark):
+    """The hard values of every version of the pipeline's records and some APIs: Kafka's JSON
+    form read by Spark with the generated schema comes back value for value."""
+    problems = _read_back_problems(spark, _hard_values(FAST_NAMES))
+    assert not problems, "\n".join(problems[:10])
+
+
+@pytest.mark.slow
+def test_from_json_with_the_generated_schemas_is_exact_for_every_message(spark):
+    problems = _read_back_problems(spark, _hard_values(REGISTRY.names()))
+    assert not problems, "\n".join(problems[:10])
+
+
+@pytest.mark.slow
+def test_from_json_with_the_generated_schemas_is_exact_on_random_messages(spark):
+    """Random messages of every version of every message (any text, bytes, infinities, unknown
+    tagged fields), two each: the same read-back as above. Slow: hypothesis draws 1,700 of them."""
+    pytest.importorskip("hypothesis")
+    from hypothesis.errors import NonInteractiveExampleWarning
+
+    from kafka_meta_proto.strategies import messages
+
+    examples = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NonInteractiveExampleWarning)
+        for name in REGISTRY.names():
+            cls = REGISTRY.message_class(name)
+            for version in cls.versions():
+                examples += [(name, version, messages(cls, version).example()) for _ in range(2)]
+    problems = _read_back_problems(spark, examples)
     assert not problems, "\n".join(problems[:10])
