@@ -28,10 +28,6 @@ from kafka_meta_proto import registries
 from kafka_meta_proto.schema_info import OPEN
 
 GENERATED = "reference/messages"
-TITLES = {
-    registries.KAFKA: "Apache Kafka's messages (REGISTRY)",
-    registries.DISKLESS: "Diskless batch-coordinator messages (DISKLESS_REGISTRY)",
-}
 # The order and headings of the registry page's tables: message type -> heading.
 KINDS = {
     "metadata": "KRaft metadata records",
@@ -39,14 +35,6 @@ KINDS = {
     "data": "Data structures",
     "header": "Headers",
 }
-
-
-def registry_of(name: str):
-    return registries.named(name)
-
-
-def own_names(name: str) -> list[str]:
-    return registry_of(name).own_names()
 
 
 def doc_name(registry: str, message: str) -> str:
@@ -63,7 +51,7 @@ def write_stubs(app) -> None:
         folder = root / registry
         folder.mkdir(parents=True, exist_ok=True)
         wanted = {}
-        for message in own_names(registry):
+        for message in registries.named(registry).own_names():
             wanted[f"{message}.rst"] = (
                 f"{message}\n{'=' * len(message)}\n\n.. kmp-message:: {registry} {message}\n"
             )
@@ -171,7 +159,7 @@ class RegistryDirective(Directive):
     def run(self):
         env = self.state.document.settings.env
         name = self.arguments[0]
-        registry = registry_of(name)
+        registry = registries.named(name)
         mine = set(registry.own_names())
 
         def link(message: str | None):
@@ -205,9 +193,8 @@ class RegistryDirective(Directive):
                     continue
                 cls = registry.message_class(message)
                 if mtype == "coordinator-key":
-                    value = message[: -len("Key")] + "Value"
-                    value = value if value in mine else None
                     space = registry.key_space(message)
+                    value = registry.coordinator_classes(space, cls.API_KEY)[1].NAME
                     rows.append(
                         [space, str(cls.API_KEY), link(message), link(value), message_versions(cls)]
                     )
@@ -303,7 +290,7 @@ class MessageDirective(Directive):
     def run(self):
         env = self.state.document.settings.env
         name, message = self.arguments
-        registry = registry_of(name)
+        registry = registries.named(name)
         cls = registry.message_class(message)
         env.note_dependency(__file__)
         out: list[nodes.Node] = []
