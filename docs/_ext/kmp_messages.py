@@ -269,6 +269,12 @@ def attribute_docs(module: str) -> dict[tuple[str, str], str]:
     return docs
 
 
+def docstring(cls) -> list[nodes.Node]:
+    """A class docstring verbatim: whatever its format, nothing in it is parsed."""
+    text = inspect.cleandoc(cls.__doc__ or "")
+    return [nodes.literal_block(text, text, language="text")] if text else []  # prose, not Python
+
+
 def structs(cls) -> list[type]:
     """The class and every struct class reachable from its fields, in the order first met."""
     seen: list[type] = []
@@ -310,10 +316,7 @@ class MessageDirective(Directive):
             items += nodes.list_item("", nodes.paragraph("", fact))
         out.append(items)
 
-        doc = (cls.__doc__ or "").strip("\n")
-        if doc:
-            text = inspect.cleandoc(doc)
-            out.append(nodes.literal_block(text, text))
+        out.extend(docstring(cls))
 
         attr_docs = attribute_docs(cls.__module__)
         for struct in structs(cls):
@@ -322,6 +325,8 @@ class MessageDirective(Directive):
             rubric = nodes.rubric("", f"Fields of {title}", ids=[anchor])
             self.state.document.note_explicit_target(rubric)
             out.append(rubric)
+            if struct is not cls:
+                out.extend(docstring(struct))
             defaults = {f.name: f for f in dataclasses.fields(struct)}
             rows = []
             for info in struct._FIELDS:
