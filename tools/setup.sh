@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up this checkout on a fresh machine: a virtualenv (.venv) holding the package with its
-# generator, log and test dependencies (and its compiled codec, built in place where a C compiler
-# is present), and a Java runtime for PySpark when `java` is absent.
+# generator, log, test and docs dependencies (and its compiled codec, built in place where a C
+# compiler is present), and a Java runtime for PySpark when `java` is absent.
 # Safe to run again: it reinstalls only when pyproject.toml, setup.py or the C source changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +16,7 @@ if [ ! -f "$stamp" ]; then
   .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v '^WARNING: Location' >&2 || true
   # setuptools' notes about how an editable install works are not problems: keep them out
   PYTHONWARNINGS="ignore::UserWarning" .venv/bin/python -m pip install -q -e '.[dev]' 2>&1 | grep -v '^WARNING: Location' >&2 || true
-  .venv/bin/python -c "import kafka_meta_proto, jinja2, black, hypothesis, pytest" # fails loudly if the install did
+  .venv/bin/python -c "import kafka_meta_proto, jinja2, black, hypothesis, pytest, sphinx, myst_parser" # fails loudly if the install did
   rm -f .venv/.installed-*
   touch "$stamp"
 fi

@@ -34,6 +34,8 @@ class DuplicateKeyError(ValueError):
 
 
 class Registry:
+    """The messages of one generated package, looked up by name, api key or record type."""
+
     def __init__(self, package: str, entries: Iterable[Entry], base: str | None = None, title: str | None = None):
         """``entries``: (message name, module name, message type, api key or None[, key space]).
         ``base``: the package whose ``REGISTRY`` answers what these entries do not define (its
