@@ -1,6 +1,5 @@
 """The reference documentation (docs/conf.py, docs/_ext/kmp_messages.py, tools/build_docs.sh)."""
 
-import subprocess
 import sys
 from pathlib import Path
 
