@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 
 from kafka_meta_proto.wire import SMALL_ARRAY
 
@@ -13,7 +14,20 @@ from .constants import Constants
 from .layout import children_first, is_zero_copy, message_layouts
 from .model import Attribute, ClassDef, Module, StructCode
 from .spec import FieldSpec, MessageSpec, StructSpec
-from .values import annotation, dataclass_default, docstring
+from .values import (
+    annotation,
+    dataclass_default,
+    docstring,
+    escape_docstring,
+    init_annotation,
+    shown_default,
+)
+from .versions import Versions
+
+# The unknown tagged fields every class keeps: its attribute, and its entry in the class docstring.
+UNKNOWN_TAGGED = "unknown_tagged_fields: tuple[tuple[int, bytes], ...] = ()"
+UNKNOWN_TAGGED_ABOUT = "Tagged fields this schema does not know, as (tag, raw bytes), kept to be written back."
+DOC_WIDTH = 100  # the generated modules' line length, counted from the class's indentation
 
 
 def module_model(msg: MessageSpec, source: str) -> Module:
@@ -76,10 +90,9 @@ def class_def(msg: MessageSpec, s: StructSpec, classes: list[StructSpec]) -> Cla
             ("LISTENERS", "tuple[str, ...]", listeners),
             ("LATEST_VERSION_UNSTABLE", "bool", str(msg.latest_version_unstable)),
         ]
-    about = s.about or (f"{msg.name} message." if is_message else f"The {s.name} struct.")
     return ClassDef(
         name=s.name,
-        doc=docstring(about),
+        doc=class_doc(msg, s),
         is_message=is_message,
         class_vars=class_vars,
         struct_aliases=[n.name for n in classes if n is not s] if is_message else [],
@@ -90,7 +103,54 @@ def class_def(msg: MessageSpec, s: StructSpec, classes: list[StructSpec]) -> Cla
         zero_copy=[f.py_name for f in s.fields if not f.type.is_array and is_zero_copy(f)],
         uuids=[f.py_name for f in s.fields if f.type.name == "uuid"],
         uuid_lists=[f.py_name for f in s.fields if f.type.name == "[]uuid"],
+        init_params=[(f.py_name, init_annotation(f)) for f in s.fields],
     )
+
+
+def class_doc(msg: MessageSpec, s: StructSpec) -> str:
+    """The class docstring: what the class is, then each constructor argument (every field) with
+    its type, default, the versions it exists in (tagged and nullable ones too) and its about
+    text, so that help() shows what the schema says. Lines after the first are indented for the
+    class body; the text is escaped for a triple-quoted string."""
+    if s is msg.struct:
+        head = [module_doc(msg)] + ([docstring(s.about)] if s.about else [])
+    else:
+        head = [docstring(s.about) if s.about else f"The {s.name} struct of {msg.name}."]
+    lines = []
+    for i, paragraph in enumerate(head):
+        lines += ([""] if i else []) + textwrap.wrap(paragraph, DOC_WIDTH - 4, break_on_hyphens=False)
+    lines += ["", f"Keyword arguments, also the attributes (versions of {msg.name}):", ""]
+    for f in s.fields:
+        lines.append(f"{f.py_name}: {annotation(f)} = {escape_docstring(shown_default(f))}")
+        about = " ".join(f.about.split())
+        text = field_versions(f, msg.valid_versions) + (" " + about if about else "")
+        lines += ["    " + line for line in textwrap.wrap(escape_docstring(text), DOC_WIDTH - 8, break_on_hyphens=False)]
+    lines += [UNKNOWN_TAGGED, "    " + UNKNOWN_TAGGED_ABOUT]
+    return "\n".join(("    " + line if line and n else line) for n, line in enumerate(lines)) + "\n    "
+
+
+def field_versions(f: FieldSpec, valid: Versions) -> str:
+    """"Versions 12-18, tagged (tag 0), nullable." and the like: the field's versions within the
+    message's, and where it is tagged or nullable when that is not all of them."""
+
+    def within(v: Versions) -> Versions:
+        return v.intersect(valid)
+
+    versions = within(f.versions)
+    if versions.empty:
+        parts = ["In no version"]
+    else:
+        parts = [f"{'Version' if versions.lowest == versions.highest else 'Versions'} {versions}"]
+    tagged, nullable = within(f.tagged_versions), within(f.nullable_versions)
+    if not tagged.empty:
+        parts.append(f"tagged (tag {f.tag})" if tagged == versions else f"tagged in {tagged} (tag {f.tag})")
+    if not nullable.empty:
+        parts.append("nullable" if nullable == versions else f"nullable in {nullable}")
+    if f.type.name == "uuid":
+        parts.append("also takes Kafka's text form or a uuid.UUID")
+    elif f.type.name == "[]uuid":
+        parts.append("its elements may also be Kafka's text form or uuid.UUIDs")
+    return ", ".join(parts) + "."
 
 
 def field_info(f: FieldSpec) -> str:

@@ -36,6 +36,8 @@ PACKAGE_IMPORTS = [
     ("Uuid", "from kafka_meta_proto.uuid import Uuid"),
     ("_as_uuid", "from kafka_meta_proto.uuid import coerce as _as_uuid"),
     ("_as_uuids", "from kafka_meta_proto.uuid import coerce_list as _as_uuids"),
+    ("_UuidLike", "from kafka_meta_proto.uuid import UuidLike as _UuidLike"),
+    ("_UuidListLike", "from kafka_meta_proto.uuid import UuidListLike as _UuidListLike"),
     ("_BYTE", "from kafka_meta_proto.wire import BYTE as _BYTE"),
     ("_INT16", "from kafka_meta_proto.wire import INT16 as _INT16"),
     ("_INT32", "from kafka_meta_proto.wire import INT32 as _INT32"),

@@ -40,6 +40,8 @@ class ClassDef:
     # uuid and []uuid fields: the constructor makes Uuids of the text forms and uuid.UUIDs in them
     uuids: list[str] = field(default_factory=list)
     uuid_lists: list[str] = field(default_factory=list)
+    # (name, annotation) of every field as the constructor takes it (uuids in their other forms too)
+    init_params: list[tuple[str, str]] = field(default_factory=list)
 
 
 # -- Binary codecs -------------------------------------------------------------------------------

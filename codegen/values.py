@@ -84,6 +84,29 @@ def annotation(f: FieldSpec) -> str:
     return f"{base} | None" if nullable else base
 
 
+def shown_default(f: FieldSpec) -> str:
+    """The field's default as the class docstring shows it (a new list or struct for each object)."""
+    if f.default is None:
+        return "None"
+    if f.type.is_array:
+        return "[]"
+    text = default_expr(f)
+    if isinstance(f.default, str) and text.startswith("'") and '"' not in text:
+        text = '"' + text[1:-1] + '"'  # as the code below it writes strings
+    return text
+
+
+def init_annotation(f: FieldSpec) -> str:
+    """The constructor's annotation of the field: what __init__ accepts, wider than the attribute's
+    for uuid fields (Kafka's text form and uuid.UUID are made Uuids by __post_init__)."""
+    nullable = " | None" if not f.nullable_versions.empty or f.default is None else ""
+    if f.type.name == "uuid":
+        return "_UuidLike" + nullable
+    if f.type.name == "[]uuid":
+        return "_UuidListLike" + nullable
+    return annotation(f)
+
+
 def fresh_default(f: FieldSpec, target: str) -> list[str]:
     """Statements that store a new default value in target while decoding: an empty struct is
     built as a decoded one is (object.__new__, slots set, no __init__ call)."""
@@ -101,6 +124,11 @@ def error_path(w: Wire) -> str:
     return w.name + ("[]" if w.kind == "array" and w.elem == "struct" else "")
 
 
+def escape_docstring(text: str) -> str:
+    """Text that prints as itself inside a triple-quoted docstring."""
+    return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+
+
 def docstring(text: str) -> str:
     """Text for a one-line docstring: whitespace folded, backslashes and triple quotes escaped."""
-    return " ".join(text.split()).replace("\\", "\\\\").replace('"""', '\\"\\"\\"').strip() or "-"
+    return escape_docstring(" ".join(text.split())).strip() or "-"

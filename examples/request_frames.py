@@ -31,7 +31,8 @@ response = MetadataResponse(
     controller_id=1,
 )
 reply = protocol.encode_response(response, 12, correlation_id=header.correlation_id)
-decoded = protocol.decode_response(reply, api_key=header.request_api_key, api_version=12)
+# Given the response class (not just the api key), the body is typed MetadataResponse for mypy.
+decoded = protocol.decode_response(reply, MetadataResponse, 12)
 print(
     f"response: correlation id {decoded.header.correlation_id}, brokers "
     f"{[(b.node_id, b.host, b.port) for b in decoded.body.brokers]}"

@@ -400,8 +400,8 @@ def test_nullable_struct_marker(nullable_struct_class):
 def test_tagged_field_written_only_when_not_default():
     BrokerHeartbeatRequest = message_class("BrokerHeartbeatRequest")
     fixed = H("00000001" "0000000000000002" "0000000000000003" "00" "00")
-    assert BrokerHeartbeatRequest(1, 2, 3).encode(1) == fixed + H("00")
-    with_dirs = BrokerHeartbeatRequest(1, 2, 3, offline_log_dirs=[Uuid.ONE_UUID])
+    assert BrokerHeartbeatRequest(broker_id=1, broker_epoch=2, current_metadata_offset=3).encode(1) == fixed + H("00")
+    with_dirs = BrokerHeartbeatRequest(broker_id=1, broker_epoch=2, current_metadata_offset=3, offline_log_dirs=[Uuid.ONE_UUID])
     # One tagged field: tag 0, size 17 (compact array count 02 + 16 bytes).
     assert with_dirs.encode(1) == fixed + H("01" "00" "11" "02") + Uuid.ONE_UUID.bytes
     assert BrokerHeartbeatRequest.decode(with_dirs.encode(1), 1) == with_dirs
@@ -453,13 +453,13 @@ def test_tagged_field_order_on_a_message_with_only_known_tags():
 def test_unknown_tagged_fields_with_multibyte_tag_and_size():
     BrokerHeartbeatRequest = message_class("BrokerHeartbeatRequest")
     data = bytes(range(200))
-    msg = BrokerHeartbeatRequest(1, 2, 3, unknown_tagged_fields=((300, data), (1, b"")))
+    msg = BrokerHeartbeatRequest(broker_id=1, broker_epoch=2, current_metadata_offset=3, unknown_tagged_fields=((300, data), (1, b"")))
     body = msg.encode(1)
     fixed = H("00000001" "0000000000000002" "0000000000000003" "00" "00")
     assert body == fixed + H("02" "01 00" "ac02 c801") + data
     assert msg.size(1) == len(body)
     assert BrokerHeartbeatRequest.decode(body, 1) == BrokerHeartbeatRequest(
-        1, 2, 3, unknown_tagged_fields=((1, b""), (300, data))
+        broker_id=1, broker_epoch=2, current_metadata_offset=3, unknown_tagged_fields=((1, b""), (300, data))
     )
 
 
@@ -513,9 +513,9 @@ def _samples():
         ],
     ), range(2, 13)
     yield message_class("BrokerHeartbeatRequest")(
-        1,
-        2,
-        3,
+        broker_id=1,
+        broker_epoch=2,
+        current_metadata_offset=3,
         offline_log_dirs=[Uuid.random() for _ in range(10)],
         unknown_tagged_fields=((7, b"q" * 300),),
     ), range(1, 2)

@@ -217,7 +217,7 @@ REQUESTS = [
         "BrokerHeartbeatRequest",
         1,
         lambda v: message_class("BrokerHeartbeatRequest")(
-            7, 3, 100, offline_log_dirs=[Uuid.ONE_UUID]
+            broker_id=7, broker_epoch=3, current_metadata_offset=100, offline_log_dirs=[Uuid.ONE_UUID]
         ),
     ),
     ("FindCoordinatorRequest", 2, lambda v: message_class("FindCoordinatorRequest")(key="group-1")),
@@ -410,7 +410,7 @@ def test_bytes_after_the_frame_are_not_silently_dropped(kind):
 
 def test_decode_request_dispatches_on_key_and_version():
     metadata = message_class("MetadataRequest")(topics=None)
-    heartbeat = message_class("BrokerHeartbeatRequest")(1, 2, 3)
+    heartbeat = message_class("BrokerHeartbeatRequest")(broker_id=1, broker_epoch=2, current_metadata_offset=3)
     for body, version in ((metadata, 1), (metadata, 9), (heartbeat, 0), (heartbeat, 1)):
         req = protocol.decode_request(protocol.encode_request(body, version, 11, "x"))
         assert type(req.body) is type(body) and req.api_version == version and req.body == body

@@ -1501,9 +1501,13 @@ message_size(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *
     return python_after_decline(py_size, self, args, nargs, kwnames);
 }
 
+/* The first lines ("name($self, version)" then "--") are the text signature inspect.signature reads:
+ * the same parameters as the Python methods these replace. */
 static PyMethodDef encode_def = {"encode", (PyCFunction)(void (*)(void))message_encode, METH_FASTCALL | METH_KEYWORDS,
+                                 "encode($self, version)\n--\n\n"
                                  "The message body at ``version`` (no size prefix or header)."};
 static PyMethodDef size_def = {"size", (PyCFunction)(void (*)(void))message_size, METH_FASTCALL | METH_KEYWORDS,
+                               "size($self, version)\n--\n\n"
                                "``len(self.encode(version))``, computed without encoding."};
 
 /* -- The compiled codec alone, for the differential tests ------------------------------------ */
@@ -2169,6 +2173,7 @@ typedef struct {
     PyObject *cls;
     long lowest;
     PyObject *layouts; /* tuple: the Layout of version lowest + i, or None */
+    PyObject *signature; /* inspect.signature's answer (set by codec.install), or NULL */
 } DecoderObject;
 
 static PyObject *
@@ -2237,6 +2242,7 @@ decoder_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     D->cls = Py_NewRef(cls);
     D->lowest = n ? lowest : 0;
     D->layouts = layouts;
+    D->signature = NULL;
     return (PyObject *)D;
 }
 
@@ -2245,8 +2251,18 @@ decoder_dealloc(DecoderObject *D)
 {
     Py_XDECREF(D->cls);
     Py_XDECREF(D->layouts);
+    Py_XDECREF(D->signature);
     PyObject_Free(D);
 }
+
+/* A callable object has no signature inspect can find unless it carries one (a C type's
+ * __text_signature__ describes its constructor, not its calls): codec.install gives each Decoder
+ * Message.decode's, so inspect.signature(FetchRequest.decode) and help() work as under pure
+ * Python. */
+static PyMemberDef decoder_members[] = {
+    {"__signature__", Py_T_OBJECT_EX, offsetof(DecoderObject, signature), 0, "the signature of decode"},
+    {NULL, 0, 0, 0, NULL},
+};
 
 static PyTypeObject DecoderType = {
     PyVarObject_HEAD_INIT(NULL, 0)
@@ -2259,6 +2275,7 @@ static PyTypeObject DecoderType = {
     .tp_vectorcall_offset = offsetof(DecoderObject, vectorcall),
     .tp_call = PyVectorcall_Call,
     .tp_new = decoder_new,
+    .tp_members = decoder_members,
 };
 
 /* setup(Uuid, Message): the class uuid fields decode to; Message's encode and size become the

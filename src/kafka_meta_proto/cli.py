@@ -12,6 +12,7 @@ import importlib
 import importlib.util
 import platform
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
@@ -53,6 +54,7 @@ class _PrintVersion(argparse.Action):
 def _docstring(module_name: str) -> str:
     """A command module's docstring, read from its source so the module is not imported."""
     spec = importlib.util.find_spec(f"{__package__}.commands.{module_name}")
+    assert spec is not None and spec.origin is not None  # the commands are modules of this package
     source = Path(spec.origin).read_text(encoding="utf-8")
     return ast.get_docstring(ast.parse(source)) or ""
 
@@ -68,7 +70,7 @@ def _chosen(argv: list[str]) -> str | None:
     return next((word for word in argv if not word.startswith("-")), None)
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         return _main(argv)
@@ -99,8 +101,10 @@ def _main(argv: list[str]) -> int:
                 return 2
             module.add_arguments(command_parser)
     args = parser.parse_args(argv)
+    assert module is not None  # the subparsers are required: parse_args exits without one
     try:
-        return module.run(args) or 0
+        status: int | None = module.run(args)
+        return status or 0
     except BrokenPipeError:  # e.g. piped into `head`
         return 0
     except ModuleNotFoundError as error:  # a dependency imported when the command needs it

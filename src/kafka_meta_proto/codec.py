@@ -71,7 +71,24 @@ def install(cls: Any, programs: dict[int, tuple[Any, ...]]) -> None:
     cls._READERS = readers
     cls._LAYOUTS = readers  # the same objects: compiled layouts, callable as readers
     # decode: a callable holding the class's layouts, Message.decode for what it declines
-    cls.decode = _native.Decoder(cls, readers)
+    decoder = _native.Decoder(cls, readers)
+    decoder.__signature__ = _decode_signature()
+    cls.decode = decoder
+
+
+_DECODE_SIGNATURE: Any = None
+
+
+def _decode_signature() -> Any:
+    """Message.decode's signature, which every compiled decode shares (made once, when needed)."""
+    global _DECODE_SIGNATURE
+    if _DECODE_SIGNATURE is None:
+        import inspect  # already imported by dataclasses
+
+        from .message import Message
+
+        _DECODE_SIGNATURE = inspect.signature(Message.decode)
+    return _DECODE_SIGNATURE
 
 
 def fallback_successes() -> dict[str, int]:

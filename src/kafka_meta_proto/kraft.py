@@ -28,7 +28,7 @@ from .log.control import (
     decode_control_record,
     parse_control_key,
 )
-from .message import Message
+from .message import BytesLike, Message
 from .messages import REGISTRY
 from .registries import RegistryLike
 from .wire import read_uvarint, uvarint
@@ -74,7 +74,7 @@ _read_record_value = compiled_record_value_reader()
 _RECORD_CLASSES: dict[int, type] = {}
 
 
-def decode_record_value(value, registry: RegistryLike = REGISTRY) -> MetadataRecord:
+def decode_record_value(value: BytesLike, registry: RegistryLike = REGISTRY) -> MetadataRecord:
     """Decode a metadata record value (frame, type, version, body) with Kafka's registry or the
     one given (a registry or a shipped registry's name, e.g. "diskless"). Where the record type
     means something else in another shipped registry, the error says so and how to choose."""
@@ -121,6 +121,8 @@ def encode_record_value(message: Message, version: int, frame_version: int = FRA
     if getattr(message, "MESSAGE_TYPE", None) != "metadata":
         what = type(message).__name__ if isinstance(message, Message) else repr(message)[:60]
         raise EncodeError(f"{what} is not a KRaft metadata record; only those make a record value")
-    out = bytearray(uvarint(frame_version) + uvarint(message.API_KEY) + uvarint(version))
+    record_type = message.API_KEY
+    assert record_type is not None  # every metadata record has its type
+    out = bytearray(uvarint(frame_version) + uvarint(record_type) + uvarint(version))
     message.encode_into(out, version)
     return bytes(out)

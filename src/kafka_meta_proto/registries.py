@@ -15,10 +15,16 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 from .registry import Registry
+
+if TYPE_CHECKING:
+    import argparse
+
+    from .message import Message
 
 KAFKA = "kafka"
 DISKLESS = "diskless"
@@ -40,7 +46,8 @@ def named(name: str) -> Registry:
         package = PACKAGES[name]
     except KeyError:
         raise ValueError(f"no registry named {name!r}; choose one of {', '.join(PACKAGES)}") from None
-    return importlib.import_module(package).REGISTRY
+    registry: Registry = importlib.import_module(package).REGISTRY
+    return registry
 
 
 def resolve(registry: RegistryLike) -> Registry:
@@ -104,13 +111,13 @@ def qualified_names() -> list[str]:
     return names
 
 
-def qualified_class(name: str):
+def qualified_class(name: str) -> type[Message]:
     """The class of a name ``qualified_names`` gives (a bare name is Kafka's)."""
     registry, _, message = name.rpartition(":")
     return named(registry or KAFKA).message_class(message)
 
 
-def for_path(path: str | os.PathLike) -> str | None:
+def for_path(path: str | os.PathLike[str]) -> str | None:
     """The registry name a marker names for a file or directory (looked for in the directory itself
     and in the two above it: a segment, its log directory, the cluster directory), or None."""
     here = Path(path)
@@ -128,7 +135,7 @@ def for_path(path: str | os.PathLike) -> str | None:
     return None
 
 
-def for_paths(paths, chosen: str | None = None) -> str:
+def for_paths(paths: Iterable[str | os.PathLike[str]], chosen: str | None = None) -> str:
     """The registry a tool reads ``paths`` with: the one chosen on its command line, else the one
     their markers name (they must agree), else Kafka's."""
     if chosen:
@@ -141,7 +148,7 @@ def for_paths(paths, chosen: str | None = None) -> str:
     return names.pop() if names else KAFKA
 
 
-def write_marker(directory: str | os.PathLike, name: str) -> Path:
+def write_marker(directory: str | os.PathLike[str], name: str) -> Path:
     """Mark ``directory`` as holding records of registry ``name``."""
     named(name)
     path = Path(directory) / MARKER
@@ -149,7 +156,7 @@ def write_marker(directory: str | os.PathLike, name: str) -> Path:
     return path
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``--registry NAME`` and its short form ``--diskless`` for a tool that reads or writes metadata."""
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--registry", choices=sorted(PACKAGES), default=None,

@@ -7,7 +7,7 @@ import binascii
 import os
 import re
 import uuid
-from typing import Any
+from typing import Any, Union
 
 _TEXT = re.compile(r"[A-Za-z0-9_-]{22}")
 _Bytes = bytes  # inside the class, "bytes" names the attribute
@@ -119,6 +119,11 @@ def coerce_list(values: list[Any]) -> list[Any]:
             return [coerce(v) for v in values]
     return values
 
+
+# What a generated constructor takes for a uuid field, and for a list of uuids: its __post_init__
+# makes a Uuid of Kafka's text form and of a uuid.UUID (coerce, coerce_list).
+UuidLike = Union[Uuid, str, uuid.UUID]
+UuidListLike = Union[list[Uuid], list[str], list[uuid.UUID], list[UuidLike]]
 
 Uuid.ZERO_UUID = Uuid(bytes(16))
 Uuid.ONE_UUID = Uuid(bytes(15) + b"\x01")

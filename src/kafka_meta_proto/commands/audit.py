@@ -17,14 +17,17 @@ pyarrow, pandas) and Java. See docs/pipeline.md.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
+from types import ModuleType
 
 from .. import registries
+from ..log.source import is_local, local_path
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", metavar="PATH", help="directory trees to audit (default: the built-in sample)")
     parser.add_argument("--out", default="audit-out", metavar="DIR", help="output directory (default: audit-out)")
     parser.add_argument("--master", metavar="URL", help="Spark master (default local[2]; under spark-submit, its own)")
@@ -41,7 +44,7 @@ def add_arguments(parser) -> None:
     registries.add_arguments(parser)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     try:
         import pyspark  # noqa: F401
     except ImportError:
@@ -65,17 +68,17 @@ def run(args) -> int:
             return 2
     paths = list(args.paths)
     # Local paths are checked here, before Spark spends seconds starting.
-    missing = [p for p in paths if inputs.is_local(p) and not os.path.exists(inputs.local_path(p))]
+    missing = [p for p in paths if is_local(p) and not os.path.exists(local_path(p))]
     if missing:
         print(f"kafka-meta-proto audit: no such file or directory: {', '.join(missing)}", file=sys.stderr)
         return 2
     # From here until the report is written, the output says that it is not complete.
-    marker = begin_output(inputs.local_path(args.out)) if inputs.is_local(args.out) else None
+    marker = begin_output(local_path(args.out)) if is_local(args.out) else None
     if not paths:
         if args.work:
             work = args.work
-        elif inputs.is_local(args.out):
-            work = os.path.join(inputs.local_path(args.out), "sample-logs")
+        elif is_local(args.out):
+            work = os.path.join(local_path(args.out), "sample-logs")
         else:
             work = tempfile.mkdtemp(prefix="kafka-meta-proto-sample-")
         records = args.sample_records or sample.SAMPLE_RECORDS
@@ -99,7 +102,7 @@ def run(args) -> int:
     return 0 if report.balanced else 1
 
 
-def _write_sample(sample, work: str, records: int, clusters: int, seed: int, progress: bool) -> None:
+def _write_sample(sample: ModuleType, work: str, records: int, clusters: int, seed: int, progress: bool) -> None:
     """The built-in sample, with its expected size said first and progress every few seconds."""
     expected = sample.estimated_bytes(records, clusters)
     if progress:

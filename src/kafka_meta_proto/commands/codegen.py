@@ -9,16 +9,18 @@ are `python -m codegen`.
 
 from __future__ import annotations
 
+import argparse
 from ..codegen.__main__ import add_arguments as _add_arguments
 from ..codegen.__main__ import run as _run
 
 PROG = "kafka-meta-proto codegen"
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add_arguments(parser)
     parser.set_defaults(codegen_error=parser.error)  # argparse's usage-and-exit-2 for bad arguments
 
 
-def run(args) -> int:
-    return _run(args, PROG, args.codegen_error)
+def run(args: argparse.Namespace) -> int:
+    status: int = _run(args, PROG, args.codegen_error)
+    return status

@@ -12,13 +12,14 @@ file), else 0. See docs/dump-log.md.
 
 from __future__ import annotations
 
+import argparse
 import sys
 
-from .. import dump, registries
+from .. import dump, dump_forms, registries
 from ..dump_coordinators import has_decoder
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", metavar="FILE", help="segment or snapshot files")
     parser.add_argument(
         "--files", metavar="FILE1,FILE2", help="comma-separated files, as Kafka's tool takes them"
@@ -53,13 +54,13 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--kafka-version",
         metavar="X.Y",
-        default=dump.DEFAULT_RELEASE,
+        default=dump_forms.DEFAULT_RELEASE,
         help="write the text as this Kafka release's kafka-dump-log does (3.9 and later; "
-        f"default {dump.DEFAULT_RELEASE})",
+        f"default {dump_forms.DEFAULT_RELEASE})",
     )
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     paths = list(args.paths)
     if args.files:
         paths.extend(p for p in args.files.split(",") if p)
@@ -67,12 +68,12 @@ def run(args) -> int:
         print("kafka-meta-proto dump-log: no FILE given", file=sys.stderr)
         return 2
     try:
-        form = dump.tool_form(args.kafka_version)
+        form = dump_forms.tool_form(args.kafka_version)
     except ValueError as exc:
         print(f"kafka-meta-proto dump-log: --kafka-version: {exc}", file=sys.stderr)
         return 2
-    decoder = dump.CLUSTER_METADATA
-    for name, scope in dump.COORDINATOR_DECODERS.items():
+    decoder = dump_forms.CLUSTER_METADATA
+    for name, scope in dump_forms.COORDINATOR_DECODERS.items():
         if getattr(args, f"{name.replace('-', '_')}_decoder"):
             decoder = name
             if not has_decoder(scope, form):

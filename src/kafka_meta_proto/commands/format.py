@@ -15,12 +15,13 @@ its bootstrap snapshot then holds kraft.version 1 and the initial voters, as Kaf
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from ..storage import LATEST_RELEASE, FormatError, feature_levels, format_node
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-c", "--config", required=True, help="the node's server.properties")
     parser.add_argument(
         "-t", "--cluster-id", required=True, help="the cluster id (kafka-meta-proto random-uuid)"
@@ -43,7 +44,7 @@ def add_arguments(parser) -> None:
                         help="a dynamic quorum's controller that is not an initial voter")  # fmt: skip
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     try:
         overrides = {}
         for item in args.feature:

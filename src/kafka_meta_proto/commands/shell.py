@@ -12,6 +12,7 @@ docs/metadata-shell.md for the layout.
 
 from __future__ import annotations
 
+import argparse
 import shlex
 import sys
 from pathlib import Path
@@ -21,7 +22,7 @@ from ..image import MetadataImage
 from ..shell import ALIASES, COMMANDS, MetadataShell, interactive
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument(
         "--snapshot",
@@ -48,7 +49,7 @@ def add_arguments(parser) -> None:
     )
 
 
-def load_image(args) -> MetadataImage:
+def load_image(args: argparse.Namespace) -> MetadataImage:
     """The image --snapshot or --log names (shared with other subcommands), read with the registry
     --registry/--diskless chose or the files' marker names."""
     strict = getattr(args, "strict", False)
@@ -61,7 +62,7 @@ def load_image(args) -> MetadataImage:
     return MetadataImage.from_log_dir(path, strict=strict, registry=registry)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     try:
         image = load_image(args)
     except (OSError, ValueError) as exc:

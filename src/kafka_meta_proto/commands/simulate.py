@@ -8,6 +8,7 @@ bytes. See docs/simulator.md.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
@@ -15,7 +16,7 @@ import time
 from .. import registries, simulator
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, metavar="DIR", help="output directory")
     parser.add_argument(
         "--records",
@@ -71,7 +72,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--quiet", action="store_true", help="print nothing")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     for name, value, low in (("--records", args.records, 1), ("--clusters", args.clusters, 1), ("--jobs", args.jobs, 1),
                              ("--segment-bytes", args.segment_bytes, 1), ("--controllers", args.controllers, 1)):  # fmt: skip
         if value < low:
@@ -103,7 +104,7 @@ def run(args) -> int:
     return 0
 
 
-def _simulate(args):
+def _simulate(args: argparse.Namespace) -> list[simulator.ClusterResult]:
     return simulator.simulate(
         args.out,
         records=args.records,

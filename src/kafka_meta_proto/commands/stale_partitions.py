@@ -11,8 +11,10 @@ directories already marked -delete, -future or -stray are not looked at. Exit st
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,7 +49,10 @@ def partition_dirs(log_dir: Path) -> list[tuple[Path, str, int]]:
 
 
 def find_stale(
-    image: MetadataImage, log_dirs, broker_id: int | None = None, warn=None
+    image: MetadataImage,
+    log_dirs: Iterable[str | Path],
+    broker_id: int | None = None,
+    warn: Callable[[str], object] | None = None,
 ) -> list[StalePartition]:
     """The stale partition directories of ``log_dirs`` against ``image``.
 
@@ -83,7 +88,7 @@ def find_stale(
     return stale
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--log-dirs", nargs="+", required=True, metavar="DIR", help="the broker's log directories"
     )
@@ -101,7 +106,7 @@ def add_arguments(parser) -> None:
     )
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     missing = [d for d in args.log_dirs if not Path(d).is_dir()]
     if missing:
         for d in missing:

@@ -40,7 +40,7 @@ _HOMES = {
 }  # fmt: skip
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -53,7 +53,7 @@ from .header import (
     seal,
 )
 from .records import MIN_RECORD_SIZE, Record, encode_records, iter_records, iter_records_in_pieces
-from .source import byte_buffer
+from .source import Buffer, byte_buffer
 
 # The most records the all-records readers (decode_batch, BatchReader, SegmentReader,
 # BatchView.decode / record_list) build at once. The decompression limit bounds bytes, not
@@ -206,7 +206,7 @@ class RecordBatch(HeaderFields):
 # --- reading -----------------------------------------------------------------------------
 
 
-def read_frame(buf, pos: int, available: int) -> BatchHeader:
+def read_frame(buf: Buffer, pos: int, available: int) -> BatchHeader:
     """The header of the batch at ``buf[pos]`` if its framing is sound: magic 2, a length of at
     least a header's, and all of it within the ``available`` bytes from ``pos``.
 
@@ -230,7 +230,7 @@ def read_frame(buf, pos: int, available: int) -> BatchHeader:
     return header
 
 
-def _short_frame_error(buf, pos: int, left: int) -> LogFormatError:
+def _short_frame_error(buf: Buffer, pos: int, left: int) -> LogFormatError:
     """Why fewer than HEADER_SIZE bytes cannot hold the batch at ``pos``."""
     if left < LOG_OVERHEAD:
         left = max(left, 0)
@@ -326,7 +326,7 @@ def read_records(
     data: bytes,
     max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
     max_records: int = MAX_RECORDS_PER_BATCH,
-) -> tuple[list[Record], tuple | None]:
+) -> tuple[list[Record], tuple[int, bytes, bytes] | None]:
     """All records of the batch ``data``, and for a compressed one what RecordBatch keeps to
     write it back unchanged: ``(codec, records bytes, compressed payload)``. RecordLimitError,
     before anything is decompressed, for a batch counting more than ``max_records`` records."""
@@ -356,7 +356,7 @@ def build_batch(
 
 
 def decode_batch(
-    buf,
+    buf: Buffer,
     pos: int = 0,
     *,
     verify_crc: bool = True,

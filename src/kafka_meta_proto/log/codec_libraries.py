@@ -30,6 +30,7 @@ from .decompressors import (
     zstd_pieces,
 )
 from .errors import CompressionError
+from .source import Buffer
 
 # Kafka's default levels: gzip -1 (zlib's 6), lz4 9 (the fast compressor), zstd 3.
 GZIP_LEVEL = 6
@@ -53,11 +54,11 @@ def _zstd_compressor() -> zstandard.ZstdCompressor:
 # --- compress ----------------------------------------------------------------------------
 
 
-def _gzip_compress(data) -> bytes:
+def _gzip_compress(data: Buffer) -> bytes:
     return bytes(cramjam.gzip.compress(data, level=GZIP_LEVEL))
 
 
-def _snappy_compress(data) -> bytes:
+def _snappy_compress(data: Buffer) -> bytes:
     out = [_XERIAL_HEADER]
     view = memoryview(data)
     for start in range(0, len(view), _XERIAL_BLOCK):
@@ -67,9 +68,9 @@ def _snappy_compress(data) -> bytes:
     return b"".join(out)
 
 
-def _lz4_compress(data) -> bytes:
+def _lz4_compress(data: Buffer) -> bytes:
     # These options give exactly Kafka's frame header: 04 22 4D 18 60 40 82.
-    return lz4.frame.compress(
+    compressed: bytes = lz4.frame.compress(
         data,
         block_size=lz4.frame.BLOCKSIZE_MAX64KB,
         block_linked=False,
@@ -77,10 +78,12 @@ def _lz4_compress(data) -> bytes:
         block_checksum=False,
         store_size=False,
     )
+    return compressed
 
 
-def _zstd_compress(data) -> bytes:
-    return _zstd_compressor().compress(data)
+def _zstd_compress(data: Buffer) -> bytes:
+    # zstandard takes any buffer (an mmap too); its annotations name three types
+    return _zstd_compressor().compress(data)  # type: ignore[arg-type]
 
 
 COMPRESSORS = {
@@ -110,7 +113,7 @@ CODEC_ERRORS = (
 )
 
 
-def whole(codec: int, data, max_size: int) -> bytes | None:
+def whole(codec: int, data: Buffer, max_size: int) -> bytes | None:
     """The common payloads decoded in one call: one gzip member, one zstd frame stating its
     size. None for any other, which the piece generators read."""
     if codec == CompressionType.GZIP:
@@ -129,10 +132,10 @@ def whole(codec: int, data, max_size: int) -> bytes | None:
     if codec == CompressionType.ZSTD and len(data) >= 6 and bytes(data[:4]) == ZSTD_MAGIC:
         # One frame that states its size within the limit decodes into a buffer of exactly
         # that size. zstd-jni (Kafka) streams frames without a stated size.
-        declared = zstandard.frame_content_size(data)
+        declared = zstandard.frame_content_size(data)  # type: ignore[arg-type]  # as above
         if 0 < declared <= max_size:  # (an empty first frame would hide the rest)
             try:
-                return zstd_decompressor().decompress(data, allow_extra_data=False)
+                return zstd_decompressor().decompress(data, allow_extra_data=False)  # type: ignore[arg-type]
             except zstandard.ZstdError:
                 pass  # several frames, or damage: the frame walk sorts out which
     return None

@@ -31,10 +31,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from enum import IntEnum
+from typing import TYPE_CHECKING, Any
 
 from ..errors import EncodeError
 from ..extras import missing_extra
 from .errors import CompressionError, LogFormatError
+
+if TYPE_CHECKING:
+    from .source import Buffer
 
 
 class CompressionType(IntEnum):
@@ -52,10 +56,10 @@ DEFAULT_MAX_DECOMPRESSED = 256 * 1024 * 1024
 
 PIECE = 1 << 20  # the most bytes iter_decompress yields at once, unless told otherwise
 
-_libraries = None
+_libraries: Any = None
 
 
-def _codecs():
+def _codecs() -> Any:
     """The module holding the codec libraries, imported on the first compressed batch."""
     global _libraries
     if _libraries is None:
@@ -67,16 +71,17 @@ def _codecs():
     return _libraries
 
 
-def compress(codec: int, data) -> bytes:
+def compress(codec: int, data: Buffer) -> bytes:
     """Compress a batch's records bytes with ``codec`` in Kafka's framing."""
     if codec == CompressionType.NONE:
         return bytes(data)
     if codec not in _NAMES:
         raise EncodeError(f"unknown compression type {codec}")
-    return _codecs().COMPRESSORS[codec](data)
+    compressed: bytes = _codecs().COMPRESSORS[codec](data)
+    return compressed
 
 
-_NAMES = {c: c.name.lower() for c in CompressionType if c != CompressionType.NONE}
+_NAMES: dict[int, str] = {c: c.name.lower() for c in CompressionType if c != CompressionType.NONE}
 
 
 def _codec_name(codec: int) -> str:
@@ -87,7 +92,7 @@ def _codec_name(codec: int) -> str:
 
 
 def iter_decompress(
-    codec: int, data, max_size: int = DEFAULT_MAX_DECOMPRESSED, piece: int = PIECE
+    codec: int, data: Buffer, max_size: int = DEFAULT_MAX_DECOMPRESSED, piece: int = PIECE
 ) -> Iterator[bytes]:
     """A batch's records payload decompressed, in pieces of at most ``piece`` bytes (a raw
     snappy block, or a block of an LZ4 frame laid out as Kafka writes it, comes whole: at most
@@ -107,14 +112,14 @@ def iter_decompress(
         raise CompressionError(f"{name} payload is malformed: {exc}") from exc
 
 
-def decompress(codec: int, data, max_size: int = DEFAULT_MAX_DECOMPRESSED) -> bytes:
+def decompress(codec: int, data: Buffer, max_size: int = DEFAULT_MAX_DECOMPRESSED) -> bytes:
     """Decompress a batch's records payload; CompressionError if it is malformed or too big."""
     if codec == CompressionType.NONE:
         return bytes(data)
     name = _codec_name(codec)
     libraries = _codecs()
     try:
-        whole = libraries.whole(codec, data, max_size)
+        whole: bytes | None = libraries.whole(codec, data, max_size)
         if whole is not None:
             return whole
         return b"".join(libraries.PIECES[codec](data, max_size, PIECE))

@@ -15,9 +15,15 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DecodeError
 from .errors import LogFormatError
+
+if TYPE_CHECKING:
+    from ..message import Message
+    from ..registries import RegistryLike
+    from .source import Buffer
 
 _KEY = struct.Struct(">hh")
 _MARKER = struct.Struct(">hi")
@@ -48,10 +54,10 @@ ABORT, COMMIT, LEADER_CHANGE, SNAPSHOT_HEADER, SNAPSHOT_FOOTER, KRAFT_VERSION, K
 )
 MARKERS = (ABORT, COMMIT)
 # Kafka's name of each type, as its tools print it (and our tables name them).
-CONTROL_TYPE_NAMES = {t.value: t.name for t in ControlRecordType}
+CONTROL_TYPE_NAMES: dict[int, str] = {t.value: t.name for t in ControlRecordType}
 UNKNOWN_TYPE_NAME = "UNKNOWN"
 # The message class holding each KRaft type's value.
-CONTROL_MESSAGES = {
+CONTROL_MESSAGES: dict[int, str] = {
     LEADER_CHANGE: "LeaderChangeMessage",
     SNAPSHOT_HEADER: "SnapshotHeaderRecord",
     SNAPSHOT_FOOTER: "SnapshotFooterRecord",
@@ -60,7 +66,7 @@ CONTROL_MESSAGES = {
 }
 
 
-def parse_control_key(key) -> tuple[int, int]:
+def parse_control_key(key: Buffer | None) -> tuple[int, int]:
     """Read a control record key: ``(version, type)``, both int16."""
     if key is None or len(key) < 4:
         raise LogFormatError(
@@ -87,7 +93,7 @@ class ControlRecord:
 
     control_type: int
     key_version: int
-    message: object | None  # None for ABORT/COMMIT markers
+    message: Message | None  # None for ABORT/COMMIT markers
     coordinator_epoch: int | None = None  # for ABORT/COMMIT markers
     marker_version: int | None = None  # for ABORT/COMMIT markers
 
@@ -100,19 +106,19 @@ class ControlRecord:
         """The version Kafka writes the JSON form at: the message's own Version field (within
         the versions the class has), or the marker's version."""
         if self.message is None:
-            return self.marker_version
+            return 0 if self.marker_version is None else self.marker_version
         versions = type(self.message).versions()
         version = getattr(self.message, "version", 0)
         return min(max(version, versions.start), versions.stop - 1)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Kafka's JSON form of the value (without unknown tagged fields dropped: see dump)."""
         if self.message is None:
             return {"coordinatorEpoch": self.coordinator_epoch}
         return self.message.to_json(self.json_version)
 
 
-def decode_control_record(key, value, registry=None) -> ControlRecord:
+def decode_control_record(key: Buffer | None, value: Buffer | None, registry: RegistryLike = None) -> ControlRecord:
     """Decode a control record (DecodeError for a bad key, an unknown type or a bad value)."""
     key_version, type_id = parse_control_key(key)
     if type_id in MARKERS:
@@ -123,7 +129,7 @@ def decode_control_record(key, value, registry=None) -> ControlRecord:
     name = CONTROL_MESSAGES.get(type_id)
     if name is None:
         raise DecodeError(f"unknown control record type {type_id}", 2, "key.type")
-    if registry is None:
-        from ..messages import REGISTRY as registry  # imported late: log/ needs no messages
-    message = registry.message_class(name).decode(bytes(value or b""), 0)
+    from ..registries import resolve  # imported late: log/ needs no messages
+
+    message = resolve(registry).message_class(name).decode(bytes(value or b""), 0)
     return ControlRecord(type_id, key_version, message)

@@ -11,6 +11,11 @@ uncompressed batches are read and written without the extra: correct, some hundr
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .source import Buffer
+
 # The polynomial, bit-reversed (the CRC is computed least significant bit first).
 _POLY = 0x82F63B78
 
@@ -28,7 +33,7 @@ def _table() -> list[int]:
 _TABLE = _table()
 
 
-def python_crc32c(data, value: int = 0) -> int:
+def python_crc32c(data: Buffer, value: int = 0) -> int:
     """CRC-32C in Python: the same result as the crc32c package, for when it is missing."""
     crc = value ^ 0xFFFFFFFF
     table = _TABLE
@@ -40,6 +45,6 @@ def python_crc32c(data, value: int = 0) -> int:
 try:
     from crc32c import crc32c
 except ModuleNotFoundError:
-    crc32c = python_crc32c
+    crc32c = python_crc32c  # type: ignore[assignment]  # the same calls, fewer keywords
 
 __all__ = ["crc32c", "python_crc32c"]

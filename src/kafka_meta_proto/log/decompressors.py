@@ -33,6 +33,7 @@ import zstandard
 
 from .compression import PIECE  # the most bytes a generator yields at once, unless told otherwise
 from .errors import CompressionError
+from .source import Buffer
 
 IN_STEP = 256 << 10  # the most input fed to a library at once (its copy of unused input)
 _FIRST_STEP = 256  # the first window of a member or frame: a tiny one costs little
@@ -68,7 +69,7 @@ def too_large(name: str, max_size: int) -> CompressionError:
 # --- gzip ------------------------------------------------------------------------------------
 
 
-def gzip_pieces(data, max_size: int, piece: int = PIECE, pos: int = 0, total: int = 0) -> Iterator[bytes]:  # fmt: skip
+def gzip_pieces(data: Buffer, max_size: int, piece: int = PIECE, pos: int = 0, total: int = 0) -> Iterator[bytes]:  # fmt: skip
     """The gzip members of ``data[pos:]`` (GZIPInputStream reads concatenated members), after
     ``total`` bytes already produced from before ``pos``."""
     view = memoryview(data)
@@ -103,14 +104,14 @@ def gzip_pieces(data, max_size: int, piece: int = PIECE, pos: int = 0, total: in
 # --- snappy ----------------------------------------------------------------------------------
 
 
-def snappy_raw(block, budget: int, max_size: int) -> bytes:
+def snappy_raw(block: Buffer, budget: int, max_size: int) -> bytes:
     """One raw snappy block, refused before decoding if its stated length exceeds ``budget``."""
     if cramjam.snappy.decompress_raw_len(block) > budget:
         raise too_large("snappy", max_size)
     return bytes(cramjam.snappy.decompress_raw(block))
 
 
-def snappy_pieces(data, max_size: int, piece: int = PIECE) -> Iterator[bytes]:
+def snappy_pieces(data: Buffer, max_size: int, piece: int = PIECE) -> Iterator[bytes]:
     """snappy-java's stream (blocks of int32 length + raw snappy), or one raw block."""
     view = memoryview(data)
     if bytes(view[:8]) != XERIAL_MAGIC:
@@ -143,7 +144,7 @@ def snappy_pieces(data, max_size: int, piece: int = PIECE) -> Iterator[bytes]:
 # --- lz4 -------------------------------------------------------------------------------------
 
 
-def lz4_pieces(data, max_size: int, piece: int = PIECE) -> Iterator[bytes]:
+def lz4_pieces(data: Buffer, max_size: int, piece: int = PIECE) -> Iterator[bytes]:
     """LZ4 frames and skippable frames back to back, walked by offset."""
     view = memoryview(data)
     total = 0
@@ -187,12 +188,12 @@ def lz4_pieces(data, max_size: int, piece: int = PIECE) -> Iterator[bytes]:
             size = word & 0x7FFFFFFF
             if size > block_max or size > end - pos:
                 raise CompressionError(f"lz4 block length {size} is too large")
-            block = view[pos : pos + size]
+            raw = view[pos : pos + size]
             pos += size
             if not word & 0x80000000:  # high bit set: block stored uncompressed
-                block = lz4.block.decompress(block, uncompressed_size=block_max)
+                block: bytes = lz4.block.decompress(raw, uncompressed_size=block_max)
             else:
-                block = bytes(block)
+                block = bytes(raw)
             total += len(block)
             if total > max_size:
                 raise too_large("lz4", max_size)
@@ -202,7 +203,7 @@ def lz4_pieces(data, max_size: int, piece: int = PIECE) -> Iterator[bytes]:
             return
 
 
-def _lz4_frame_extent(view, pos: int) -> tuple[int, int]:
+def _lz4_frame_extent(view: Buffer, pos: int) -> tuple[int, int]:
     """``(end, bound)``: where the LZ4 frame at ``pos`` ends, and the most it can expand to."""
     end = len(view)
     if end - pos < 7 or bytes(view[pos : pos + 4]) != LZ4_MAGIC:
@@ -234,7 +235,7 @@ def _lz4_frame_extent(view, pos: int) -> tuple[int, int]:
     return p, bound
 
 
-def _lz4_frame_pieces(frame, bound: int, budget: int, max_size: int, piece: int) -> Iterator[bytes]:  # fmt: skip
+def _lz4_frame_pieces(frame: Buffer, bound: int, budget: int, max_size: int, piece: int) -> Iterator[bytes]:  # fmt: skip
     """One whole LZ4 frame by python-lz4's frame decoder, never producing more than ``budget``.
     (Its ``max_length`` is allocated up front: it is never more than a piece.)"""
     if frame[4] & 0x08:  # a stated content size: the decoder would allocate it up front
@@ -285,7 +286,7 @@ def zstd_decompressor() -> zstandard.ZstdDecompressor:
     return d
 
 
-def zstd_pieces(data, max_size: int, piece: int = PIECE) -> Iterator[bytes]:
+def zstd_pieces(data: Buffer, max_size: int, piece: int = PIECE) -> Iterator[bytes]:
     """zstd frames (and skippable frames) back to back: each frame's extent is read from its
     block headers, then the frame is decoded by zstandard's stream reader in pieces."""
     dctx = zstd_decompressor()
@@ -320,7 +321,7 @@ def zstd_pieces(data, max_size: int, piece: int = PIECE) -> Iterator[bytes]:
             return
 
 
-def _zstd_frame_extent(view, pos: int) -> tuple[int, bool]:
+def _zstd_frame_extent(view: Buffer, pos: int) -> tuple[int, bool]:
     """``(end, skippable)``: where the zstd frame at ``pos`` ends, read from its header and
     block headers (a frame the decoder would read past the payload is cut short)."""
     end = len(view)

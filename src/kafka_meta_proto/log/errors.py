@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..errors import DecodeError
 
 
@@ -29,7 +31,7 @@ class LogFormatError(DecodeError):
 class CorruptBatchError(LogFormatError):
     """A batch whose stored CRC-32C does not match its bytes (damaged on disk or in transit)."""
 
-    def __init__(self, reason: str, *, stored_crc: int, computed_crc: int, **where):
+    def __init__(self, reason: str, *, stored_crc: int, computed_crc: int, **where: Any) -> None:
         super().__init__(reason, **where)
         self.stored_crc = stored_crc
         self.computed_crc = computed_crc
@@ -38,7 +40,7 @@ class CorruptBatchError(LogFormatError):
 class TruncatedBatchError(LogFormatError):
     """The buffer ends before the batch does: fewer bytes than a header or than batchLength says."""
 
-    def __init__(self, reason: str, *, bytes_left: int, **where):
+    def __init__(self, reason: str, *, bytes_left: int, **where: Any) -> None:
         super().__init__(reason, **where)
         self.bytes_left = bytes_left
 

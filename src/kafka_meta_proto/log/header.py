@@ -16,9 +16,13 @@ from __future__ import annotations
 import struct
 from collections import namedtuple
 from enum import IntEnum
+from typing import TYPE_CHECKING
 
 from .compression import CompressionType
 from .crc import crc32c
+
+if TYPE_CHECKING:
+    from .source import Buffer
 
 HEADER = struct.Struct(">qiibIhiqqqhii")
 HEADER_SIZE = HEADER.size  # 61
@@ -66,6 +70,17 @@ class HeaderFields:
     """What the attribute bits and offset fields mean; shared by BatchHeader and RecordBatch."""
 
     __slots__ = ()
+
+    if TYPE_CHECKING:  # the fields of the class it is mixed into
+
+        @property
+        def attributes(self) -> int: ...
+        @property
+        def base_offset(self) -> int: ...
+        @property
+        def base_timestamp(self) -> int: ...
+        @property
+        def last_offset_delta(self) -> int: ...
 
     @property
     def compression(self) -> CompressionType:
@@ -116,24 +131,26 @@ class BatchHeader(_HeaderTuple, HeaderFields):
     @property
     def size(self) -> int:
         """The whole batch's size in bytes, by its length field."""
-        return LOG_OVERHEAD + self.batch_length
+        size: int = LOG_OVERHEAD + self.batch_length  # a namedtuple's fields are untyped
+        return size
 
 
 _new_tuple = tuple.__new__
 _unpack_header = HEADER.unpack_from
 
 
-def read_header(buf, pos: int = 0) -> BatchHeader:
+def read_header(buf: Buffer, pos: int = 0) -> BatchHeader:
     """The header at ``buf[pos]``; the caller makes sure 61 bytes are there."""
     return _new_tuple(BatchHeader, _unpack_header(buf, pos))
 
 
-def read_length(buf, pos: int) -> int:
+def read_length(buf: Buffer, pos: int) -> int:
     """The batchLength field of the batch at ``pos`` (12 bytes must be there)."""
-    return _INT32.unpack_from(buf, pos + LENGTH_OFFSET)[0]
+    length: int = _INT32.unpack_from(buf, pos + LENGTH_OFFSET)[0]
+    return length
 
 
-def read_partial_header(buf, pos: int, available: int) -> dict[str, int]:
+def read_partial_header(buf: Buffer, pos: int, available: int) -> dict[str, int]:
     """The fields of a header that lie whole within ``available`` bytes from ``pos`` (for a batch
     cut short), by BatchHeader's field names."""
     fields = {}
@@ -144,11 +161,12 @@ def read_partial_header(buf, pos: int, available: int) -> dict[str, int]:
     return fields
 
 
-def stored_crc(buf, pos: int) -> int:
-    return _UINT32.unpack_from(buf, pos + CRC_OFFSET)[0]
+def stored_crc(buf: Buffer, pos: int) -> int:
+    crc: int = _UINT32.unpack_from(buf, pos + CRC_OFFSET)[0]
+    return crc
 
 
-def computed_crc(buf, pos: int, size: int) -> int:
+def computed_crc(buf: Buffer, pos: int, size: int) -> int:
     """The CRC-32C of the batch of ``size`` bytes at ``pos``, over the part the CRC covers."""
     if size <= 4096:  # copying a small tail beats making a memoryview
         return crc32c(buf[pos + CRC_START : pos + size])
@@ -156,12 +174,12 @@ def computed_crc(buf, pos: int, size: int) -> int:
         return crc32c(view[pos + CRC_START : pos + size])
 
 
-def plausible_length(buf, pos: int, available: int) -> int:
+def plausible_length(buf: Buffer, pos: int, available: int) -> int:
     """The batch length if the bytes at ``pos`` look like a v2 header Kafka wrote, fitting in
     ``available`` bytes (its CRC not yet checked), else -1."""
     if available < HEADER_SIZE or buf[pos + MAGIC_OFFSET] != MAGIC:
         return -1
-    length = _INT32.unpack_from(buf, pos + LENGTH_OFFSET)[0]
+    length: int = _INT32.unpack_from(buf, pos + LENGTH_OFFSET)[0]
     if length < MIN_BATCH_LENGTH or LOG_OVERHEAD + length > available:
         return -1
     if _INT16.unpack_from(buf, pos + ATTRIBUTES_OFFSET)[0] & ~ATTR_KNOWN:

@@ -71,7 +71,7 @@ def is_metadata_log_dir(name: str) -> bool:
     return bool(_LOG_DIR.match(name))
 
 
-def file_kind(name: str, in_metadata_log_dir: bool) -> tuple[FileKind, dict] | None:
+def file_kind(name: str, in_metadata_log_dir: bool) -> tuple[FileKind, dict[str, int]] | None:
     """``(kind, facts from the name)`` for a metadata file, else None. Segments and snapshots
     count only inside a metadata log directory; ``bootstrap.checkpoint`` only outside one."""
     if in_metadata_log_dir:

@@ -24,7 +24,7 @@ def _varint(n: int) -> bytes:
 
 def plain_records(values: list[bytes], keys: list[bytes] | None = None) -> bytes:
     """The records section holding ``values`` (null keys unless ``keys`` are given)."""
-    parts = []
+    parts: list[bytes] = []
     append = parts.append
     varint = _varint
     for index, value in enumerate(values):

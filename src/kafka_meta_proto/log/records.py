@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..codec import compiled_record_parser
 from ..errors import EncodeError
@@ -84,7 +85,7 @@ def encode_records(records: list[Record]) -> bytes:
     return b"".join([_encode_record(record) for record in records])
 
 
-def _decode_headers(data: bytes, pos: int, end: int, count: int) -> tuple[list, int]:
+def _decode_headers(data: bytes, pos: int, end: int, count: int) -> tuple[list[tuple[str, bytes | None]], int]:
     if count < 0:
         raise LogFormatError(f"negative header count {count}")
     if count > (end - pos) // 2:  # each header takes two length bytes at least
@@ -189,7 +190,7 @@ def iter_records_in_pieces(pieces: Iterable[bytes], count: int) -> Iterator[Reco
 def _records_across(buf: bytes, following: bytes | None, pieces: Iterator[bytes], count: int) -> Iterator[Record]:  # fmt: skip
     # where _parse stopped: record index, position in buf, bytes it needs from there, and the
     # record's length when it runs past buf (else None)
-    stop: list = [0, 0, 0, None]
+    stop: list[Any] = [0, 0, 0, None]
     index = pos = 0
     while following is not None:
         yield from _parse(buf, pos, index, count, stop)
@@ -224,7 +225,7 @@ def _left_over(left: int, count: int) -> str:
     )
 
 
-def _parse(data: bytes, pos: int, first: int, count: int, stop: list | None) -> Iterator[Record]:
+def _parse(data: bytes, pos: int, first: int, count: int, stop: list[Any] | None) -> Iterator[Record]:
     """Records ``first`` to ``count`` of ``data[pos:]``.
 
     With ``stop`` None the data must end exactly after the last (a RecordCountError if not).
@@ -325,7 +326,7 @@ def _parse(data: bytes, pos: int, first: int, count: int, stop: list | None) -> 
 
             b = data[pos]
             if b == 0:
-                headers = []
+                headers: list[tuple[str, bytes | None]] = []
                 pos += 1
             else:
                 count_h, pos = read_varint(data, pos)

@@ -23,6 +23,7 @@ at any points cover it with no gap and no overlap.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any, overload
 from dataclasses import dataclass, field
 from operator import itemgetter
 
@@ -47,7 +48,7 @@ from .header import (
     stored_crc,
 )
 from .records import Record
-from .source import ByteSource, find_byte
+from .source import Buffer, ByteSource, find_byte
 
 _unpack_header = HEADER.unpack_from
 MAX_PLAUSIBLE_COUNT = 1 << 24  # a damaged header's count beyond this is not believed
@@ -62,7 +63,7 @@ class DamageKind(StrEnum):
     UNREADABLE = "unreadable bytes"
 
 
-class BatchView(tuple):
+class BatchView(tuple[Any, ...]):
     """A batch whose framing (and CRC, unless not checked) is sound: its header and bytes.
     (A tuple: one is made per batch, and a tuple is the cheapest object to make.)"""
 
@@ -73,7 +74,7 @@ class BatchView(tuple):
     data = property(itemgetter(2))
     max_decompressed = property(itemgetter(3))
 
-    def __new__(cls, position: int, header: BatchHeader, data: bytes, max_decompressed: int):
+    def __new__(cls, position: int, header: BatchHeader, data: bytes, max_decompressed: int) -> BatchView:
         return _new_tuple(cls, (position, header, data, max_decompressed))
 
     def records(self) -> Iterator[Record]:
@@ -119,7 +120,7 @@ class Damage:
     length: int
     detail: str
     error: LogFormatError
-    fields: dict = field(default_factory=dict)
+    fields: dict[str, int] = field(default_factory=dict)
     view: BatchView | None = None
 
     @property
@@ -183,7 +184,7 @@ def find_batch(source: ByteSource, pos: int) -> int:
 # --- the walk ---------------------------------------------------------------------------------
 
 
-def _window(source: ByteSource, pos: int, size: int):
+def _window(source: ByteSource, pos: int, size: int) -> tuple[Buffer, int]:
     """``(buffer, base)`` covering the batch at ``pos`` as far as its length field says."""
     length = -1
     if size - pos >= LOG_OVERHEAD:
@@ -204,6 +205,8 @@ class _Taken:
 TAKEN = _Taken()
 
 
+# Without ``take`` no TAKEN is yielded.
+@overload
 def scan(
     source: ByteSource,
     start: int = 0,
@@ -211,7 +214,26 @@ def scan(
     *,
     verify_crc: bool = True,
     max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
-    take: Callable[[object, int, int], int] | None = None,
+    take: None = None,
+) -> Iterator[BatchView | Damage]: ...
+@overload
+def scan(
+    source: ByteSource,
+    start: int = 0,
+    end: int | None = None,
+    *,
+    verify_crc: bool = True,
+    max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
+    take: Callable[[Buffer, int, int], int] | None = None,
+) -> Iterator[BatchView | Damage | _Taken]: ...
+def scan(
+    source: ByteSource,
+    start: int = 0,
+    end: int | None = None,
+    *,
+    verify_crc: bool = True,
+    max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
+    take: Callable[[Buffer, int, int], int] | None = None,
 ) -> Iterator[BatchView | Damage | _Taken]:
     """The batches and damage of ``source`` (see the module docstring). With ``verify_crc``
     false no CRC is checked: every batch with sound framing is a BatchView.
@@ -227,7 +249,7 @@ def scan(
     if whole is None:
         take = None
     while pos < size:
-        if take is not None and pos < end:
+        if take is not None and whole is not None and pos < end:
             after = take(whole, pos, end)
             if after != pos:
                 pos = after
@@ -281,7 +303,7 @@ def scan(
         pos += batch_size
 
 
-def _cut_short(source, buf, rel: int, pos: int, available: int, exc: TruncatedBatchError) -> Damage:
+def _cut_short(source: ByteSource, buf: Buffer, rel: int, pos: int, available: int, exc: TruncatedBatchError) -> Damage:
     """A batch running past the end: a truncated tail, or unreadable bytes when a sound batch
     follows somewhere after its start."""
     _place(exc, pos)
@@ -308,7 +330,7 @@ def _corrupt(view: BatchView, computed: int) -> Damage:
                   view.header._asdict(), view)  # fmt: skip
 
 
-def scan_batches(source: ByteSource, start: int = 0, end: int | None = None, **options) -> Iterator[tuple[int, RecordBatch | Damage]]:  # fmt: skip
+def scan_batches(source: ByteSource, start: int = 0, end: int | None = None, **options: Any) -> Iterator[tuple[int, RecordBatch | Damage]]:  # fmt: skip
     """``scan`` with each sound batch decoded: ``(position, RecordBatch)``, or
     ``(position, Damage)`` for damage, MALFORMED for a sound batch whose records do not parse."""
     for item in scan(source, start, end, **options):

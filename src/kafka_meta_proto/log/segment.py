@@ -19,6 +19,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from .batch import MAX_RECORDS_PER_BATCH, RecordBatch, build_batch
 from .compression import DEFAULT_MAX_DECOMPRESSED
@@ -26,7 +27,9 @@ from .control import ControlRecordType
 from .errors import LogFormatError, TruncatedBatchError
 from .names import parse_segment_name, parse_snapshot_name, snapshot_id
 from .scanning import Damage, DamageKind, scan
-from .source import BufferSource, ByteSource, MappedFile
+from .source import Buffer, BufferSource, ByteSource, MappedFile
+
+_Reader = TypeVar("_Reader", bound="SegmentReader")
 
 
 class BatchReader:
@@ -40,14 +43,14 @@ class BatchReader:
 
     def __init__(
         self,
-        buf,
+        buf: Buffer | ByteSource,
         *,
         file: object = None,
         skip_corrupt: bool = False,
         verify_crc: bool = True,
         max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
         max_records: int = MAX_RECORDS_PER_BATCH,
-    ):
+    ) -> None:
         self._source = buf if isinstance(buf, ByteSource) else BufferSource(buf)
         self.file = file
         self.skip_corrupt = skip_corrupt
@@ -62,9 +65,8 @@ class BatchReader:
         self.truncated_tail = None
         self.corrupt_batches = 0
         self.corrupt_positions = []
-        options = {"verify_crc": self.verify_crc, "max_decompressed": self.max_decompressed}
-        for item in scan(self._source, **options):
-            if type(item) is Damage:
+        for item in scan(self._source, verify_crc=self.verify_crc, max_decompressed=self.max_decompressed):
+            if isinstance(item, Damage):
                 error = item.error
                 if isinstance(error, TruncatedBatchError):  # Kafka's recovery stops here too
                     self.truncated_tail = (item.position, error.bytes_left)
@@ -76,7 +78,7 @@ class BatchReader:
                 error.file = self.file
                 raise error
             try:
-                batch = build_batch(item[1], item[2], self.max_decompressed, self.max_records)
+                batch = build_batch(item.header, item.data, self.max_decompressed, self.max_records)
             except LogFormatError as exc:
                 exc.file = self.file
                 if exc.position is None:
@@ -96,7 +98,7 @@ class SegmentReader(BatchReader):
             if reader.truncated_tail: ...
     """
 
-    def __init__(self, path: str | os.PathLike, **options):
+    def __init__(self, path: str | os.PathLike[str], **options: Any) -> None:
         self.path = Path(path)
         super().__init__(MappedFile(self.path), file=self.path, **options)
 
@@ -107,10 +109,10 @@ class SegmentReader(BatchReader):
     def close(self) -> None:
         self._source.close()
 
-    def __enter__(self):
+    def __enter__(self: _Reader) -> _Reader:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
 
@@ -123,7 +125,7 @@ class SnapshotReader(SegmentReader):
     from the file name (``bootstrap.checkpoint`` is Kafka's ``(0, 0)``), or None.
     """
 
-    def __init__(self, path: str | os.PathLike, *, strict: bool = True, **options):
+    def __init__(self, path: str | os.PathLike[str], *, strict: bool = True, **options: Any) -> None:
         super().__init__(path, **options)
         self.strict = strict
         self.snapshot_id = snapshot_id(self.path.name)
@@ -186,21 +188,21 @@ class SnapshotFile:
     path: Path
 
 
-def list_segments(directory: str | os.PathLike) -> list[SegmentFile]:
+def list_segments(directory: str | os.PathLike[str]) -> list[SegmentFile]:
     """The ``*.log`` segments of a partition directory in offset order (see names.py for
     what is left out)."""
     found = []
-    for entry in os.scandir(directory):
+    for entry in os.scandir(os.fspath(directory)):
         base_offset = parse_segment_name(entry.name)
         if base_offset is not None and entry.is_file():
             found.append(SegmentFile(base_offset, Path(entry.path)))
     return sorted(found)
 
 
-def list_snapshots(directory: str | os.PathLike) -> list[SnapshotFile]:
+def list_snapshots(directory: str | os.PathLike[str]) -> list[SnapshotFile]:
     """The complete ``*.checkpoint`` snapshots of a metadata log directory, oldest first."""
     found = []
-    for entry in os.scandir(directory):
+    for entry in os.scandir(os.fspath(directory)):
         found_id = parse_snapshot_name(entry.name)
         if found_id and entry.is_file():
             found.append(SnapshotFile(found_id[0], found_id[1], Path(entry.path)))

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import BinaryIO
 
 from .names import segment_name
 
@@ -31,7 +32,7 @@ class SegmentWriter:
         self.last_batch: tuple[str, int, int, int, int] | None = (
             None  # name, position, size, base, count
         )
-        self._file = None
+        self._file: BinaryIO | None = None
         self._size = 0
         self._first_timestamp = 0
 
@@ -44,6 +45,7 @@ class SegmentWriter:
         ):
             self._roll(timestamp)
         position = self._size
+        assert self._file is not None  # _roll opened it
         self._file.write(data)
         self._size += len(data)
         self.bytes += len(data)

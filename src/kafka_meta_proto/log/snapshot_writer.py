@@ -36,7 +36,8 @@ def write_snapshot(
 
     out.write(control(header_value, ControlRecordType.SNAPSHOT_HEADER, 0, timestamp))
     timestamp += step_ms
-    offset, pending, size = 1, [], 0
+    offset, size = 1, 0
+    pending: list[Record] = []
 
     def flush() -> None:
         nonlocal offset, pending, size

@@ -13,7 +13,12 @@ from __future__ import annotations
 import mmap
 import os
 import re
+from typing import Any, TypeVar, Union
 from urllib.parse import unquote, urlparse
+
+# The buffers the readers take: bytes, bytearray, memoryview and mmap give the same results.
+Buffer = Union[bytes, bytearray, memoryview, mmap.mmap]
+_Source = TypeVar("_Source", bound="ByteSource")
 
 WINDOW = 16 << 20  # bytes read at a time from a file that is not local
 
@@ -38,7 +43,7 @@ def arrow_uri(uri: str) -> str:
     return f"{ARROW_SCHEMES.get(scheme, scheme)}{sep}{rest}" if sep else uri
 
 
-def byte_buffer(buf):
+def byte_buffer(buf: Buffer) -> Buffer:
     """``buf`` as a buffer whose length and indexes count bytes: a memoryview of another format
     or shape (``'b'``, ``'I'``, 2-D) is cast to unsigned bytes; bytes, bytearray, mmap and
     byte memoryviews are kept as they are."""
@@ -47,7 +52,7 @@ def byte_buffer(buf):
     return buf
 
 
-def find_byte(buf, value: int, start: int, stop: int) -> int:
+def find_byte(buf: Buffer, value: int, start: int, stop: int) -> int:
     """The first index in ``[start, stop)`` of ``buf`` holding the byte ``value``, else -1.
 
     The one search for every buffer type: memoryview has no ``find``, and ``re`` searches
@@ -63,25 +68,26 @@ class ByteSource:
     """The bytes of one file or buffer; see the module docstring."""
 
     size: int = 0
-    whole = None  # the buffer holding every byte, when there is one
+    whole: Buffer | None = None  # the buffer holding every byte, when there is one
 
-    def view(self, pos: int, need: int):
+    def view(self, pos: int, need: int) -> tuple[Buffer, int]:
+        assert self.whole is not None  # a source without one overrides view
         return self.whole, 0
 
     def close(self) -> None:
         pass
 
-    def __enter__(self):
+    def __enter__(self: _Source) -> _Source:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
 
 class BufferSource(ByteSource):
     """Bytes in memory (bytes, bytearray, memoryview, mmap), the first ``limit`` of them."""
 
-    def __init__(self, buf, limit: int | None = None):
+    def __init__(self, buf: Buffer, limit: int | None = None) -> None:
         self.whole = buf = byte_buffer(buf)
         self.size = len(buf) if limit is None else max(0, min(limit, len(buf)))
 
@@ -89,11 +95,11 @@ class BufferSource(ByteSource):
 class MappedFile(BufferSource):
     """A local file, memory-mapped read-only; ``limit`` bytes of it if given."""
 
-    def __init__(self, path: str | os.PathLike, limit: int | None = None):
+    def __init__(self, path: str | os.PathLike[str], limit: int | None = None) -> None:
         with open(path, "rb") as f:
             self.file_size = os.fstat(f.fileno()).st_size
             # mmap cannot map an empty file; an empty file simply has no bytes
-            self._map = (
+            self._map: mmap.mmap | None = (
                 mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if self.file_size else None
             )
         super().__init__(self._map if self._map is not None else b"", limit)
@@ -109,17 +115,17 @@ class MappedFile(BufferSource):
 class WindowedFile(ByteSource):
     """A file read through ``pyarrow.fs`` in windows of at least ``WINDOW`` bytes."""
 
-    def __init__(self, uri: str, limit: int | None = None):
+    def __init__(self, uri: str, limit: int | None = None) -> None:
         from pyarrow import fs as pafs
 
         filesystem, path = pafs.FileSystem.from_uri(arrow_uri(uri))
-        self._file = filesystem.open_input_file(path)
-        self.file_size = self._file.size()
+        self._file: Any = filesystem.open_input_file(path)
+        self.file_size: int = self._file.size()
         self.size = self.file_size if limit is None else max(0, min(limit, self.file_size))
-        self._buf = b""
+        self._buf: bytes = b""
         self._base = 0
 
-    def view(self, pos: int, need: int):
+    def view(self, pos: int, need: int) -> tuple[Buffer, int]:
         stop = min(self.size, pos + need)
         if self._base <= pos and stop <= self._base + len(self._buf):
             return self._buf, self._base
@@ -133,7 +139,7 @@ class WindowedFile(ByteSource):
         self._file.close()
 
 
-def open_source(uri: str | os.PathLike, limit: int | None = None) -> ByteSource:
+def open_source(uri: str | os.PathLike[str], limit: int | None = None) -> ByteSource:
     """A local path or ``file://`` URI mapped, any other URI read in windows."""
     uri = os.fspath(uri)
     if is_local(uri):

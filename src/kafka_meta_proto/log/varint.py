@@ -11,11 +11,16 @@ caller turns into a LogFormatError naming the batch.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .source import Buffer
+
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
-def _read_unsigned(buf, pos: int, max_bytes: int, limit: int, what: str) -> tuple[int, int]:
+def _read_unsigned(buf: Buffer, pos: int, max_bytes: int, limit: int, what: str) -> tuple[int, int]:
     raw = 0
     shift = 0
     end = pos + max_bytes
@@ -34,7 +39,7 @@ def _read_unsigned(buf, pos: int, max_bytes: int, limit: int, what: str) -> tupl
     raise ValueError(f"{what} longer than {max_bytes} bytes")
 
 
-def read_varint(buf, pos: int) -> tuple[int, int]:
+def read_varint(buf: Buffer, pos: int) -> tuple[int, int]:
     """Read a zigzag int32 varint (at most 5 bytes)."""
     b = buf[pos] if pos < len(buf) else 0x80
     if b < 0x80:  # one byte: the common case
@@ -43,7 +48,7 @@ def read_varint(buf, pos: int) -> tuple[int, int]:
     return (raw >> 1) ^ -(raw & 1), pos
 
 
-def read_varlong(buf, pos: int) -> tuple[int, int]:
+def read_varlong(buf: Buffer, pos: int) -> tuple[int, int]:
     """Read a zigzag int64 varlong (at most 10 bytes)."""
     b = buf[pos] if pos < len(buf) else 0x80
     if b < 0x80:
