@@ -270,8 +270,9 @@ def attribute_docs(module: str) -> dict[tuple[str, str], str]:
 
 
 def docstring(cls) -> list[nodes.Node]:
-    """A class docstring verbatim: whatever its format, nothing in it is parsed."""
-    text = inspect.cleandoc(cls.__doc__ or "")
+    """A class docstring's first paragraph verbatim (the generator lists the fields after it,
+    which the field table shows): whatever its format, nothing in it is parsed."""
+    text = inspect.cleandoc(cls.__doc__ or "").split("\n\n")[0]
     return [nodes.literal_block(text, text, language="text")] if text else []  # prose, not Python
 
 
