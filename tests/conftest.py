@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# Recorded third-party data beside the checkout: an independent second check, never required.
 REFERENCE = ROOT.parent / "shared" / "kafka-reference"
+# Our own golden vectors, written by Kafka's serializer (tools/golden_vectors.py).
+GOLDEN = ROOT / "tests" / "data" / "golden"
 
 
 CODEC_ENV = "KAFKA_META_PROTO_PURE_PYTHON"
@@ -85,7 +88,32 @@ def need_kafka(release: str) -> None:
 
 
 def read_jsonl(path: Path) -> list[dict]:
+    # split on "\n" only: a string may hold U+2028, which str.splitlines() would cut at
     return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+
+
+def golden_files() -> list[Path]:
+    """Our golden vectors' files, ``tests/data/golden/RELEASE/MessageName.jsonl``."""
+    return sorted(GOLDEN.glob("*/*.jsonl"))
+
+
+_GOLDEN_BY_NAME: dict[str, list[dict]] = {}
+
+
+def golden_vectors(name: str | None = None) -> list[dict]:
+    """Our golden vectors of one message (or all), every release's, each distinct (name, version,
+    bytes) once: most versions are defined alike by several releases."""
+    if not _GOLDEN_BY_NAME:
+        seen = set()
+        for path in golden_files():
+            for vec in read_jsonl(path):
+                key = (vec["name"], vec["version"], vec["hex"])
+                if key not in seen:
+                    seen.add(key)
+                    _GOLDEN_BY_NAME.setdefault(vec["name"], []).append(vec)
+    if name is None:
+        return [v for vecs in _GOLDEN_BY_NAME.values() for v in vecs]
+    return _GOLDEN_BY_NAME.get(name, [])
 
 
 def same_json(a, b) -> bool:

@@ -2,11 +2,12 @@
 tools/kafka_oracle.py, running the generated message classes of Kafka RELEASE) for every message of
 Kafka's registry and every version both that release and our class define.
 
-    .venv/bin/python tools/golden_vectors.py [RELEASE ...] [--check]
+    .venv/bin/python tools/golden_vectors.py [RELEASE ...] [--check | --stale]
 
 Without RELEASE, every release line under kafka/. Run it again when a schema under schemas/kafka/
-changes (tests/test_golden_vectors.py says which files are stale); --check writes nothing, lists
-the files that differ from what Kafka writes now and exits 1 if any does.
+changes; --stale (no Java needed, tests/test_golden_vectors.py runs it) lists what changed since
+the files were made; --check writes nothing, lists the files that differ from what Kafka writes
+now, and exits 1 if any does.
 
 Each line of ``<MessageName>.jsonl`` is ``{"name", "version", "kind", "data", "hex"}``: ``hex`` is
 the body Kafka wrote for an example, ``data`` Kafka's JSON reading of those bytes (under our field
@@ -17,6 +18,7 @@ from, so a test without Java can tell when it is stale.
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import math
@@ -64,15 +66,64 @@ def schema_path(cls) -> Path:
 def schema_facts(cls) -> str:
     """A fingerprint of the facts of a class's schema: its descriptions and comments left out, so
     only a change that can move bytes makes the vectors stale."""
+    return _facts(schema_path(cls).read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=None)
+def _facts(text: str) -> str:
     from codegen.jsonc import strip_comments
 
-    schema = json.loads(strip_comments(schema_path(cls).read_text(encoding="utf-8")))
-    text = json.dumps(_without_about(schema), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    schema = json.loads(strip_comments(text))
+    facts = json.dumps(_without_about(schema), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(facts.encode()).hexdigest()[:16]
 
 
 def file_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def stale(release: str, manifest: dict | None = None, folder: Path | None = None) -> list[str]:
+    """Why ``release``'s stored vectors no longer match what they were made from, one line per
+    message, without running Kafka: a schema whose facts changed, a message or version of the
+    registry without its vectors, a file edited by hand, another generator."""
+    import kafka_meta_proto
+
+    folder = folder or GOLDEN / release
+    if manifest is None:
+        path = folder / "MANIFEST.json"
+        if not path.exists():
+            return [f"{release}: no {path.relative_to(ROOT)}"]
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    problems = []
+    if manifest.get("generator") != GENERATOR:
+        problems.append(f"{release}: made by generator {manifest.get('generator')}, the tool is at {GENERATOR}")
+    entries = manifest.get("messages", {})
+    names = kafka_meta_proto.REGISTRY.names()
+    for name in names:
+        entry = entries.get(name)
+        if entry is None:
+            problems.append(f"{name}: a message without vectors (not in the manifest)")
+            continue
+        cls = kafka_meta_proto.message_class(name)
+        where = schema_path(cls).relative_to(ROOT).as_posix()
+        if entry["schema"] != where or entry["facts"] != schema_facts(cls):
+            problems.append(f"{name}: {where} changed since its vectors were made")
+        defined = entry["kafka"] or [0, -1]
+        expected = [v for v in cls.versions() if defined[0] <= v <= defined[1] and v not in entry.get("other_layout", ())]
+        if entry["versions"] != expected:
+            problems.append(f"{name}: vectors for versions {entry['versions']}, not {expected}")
+        path = folder / f"{name}.jsonl"
+        if not path.exists():
+            if entry["versions"]:
+                problems.append(f"{name}: {path.name} is missing")
+        elif file_digest(path.read_text(encoding="utf-8")) != entry.get("file"):
+            problems.append(f"{name}: {path.name} is not the file that was generated")
+    for name in sorted(set(entries) - set(names)):
+        problems.append(f"{name}: in the manifest but not in the registry")
+    for path in sorted(folder.glob("*.jsonl")):
+        if path.stem not in names:
+            problems.append(f"{path.name}: not a message of the registry")
+    return problems
 
 
 # -- the examples: fixed shapes (tools/differential.py) and seeded random ones ----------------------
@@ -301,7 +352,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("releases", nargs="*", metavar="RELEASE", help="release lines (default: all under kafka/)")
     parser.add_argument("--check", action="store_true", help="write nothing; list the files that differ")
+    parser.add_argument("--stale", action="store_true", help="without Kafka: list what changed since the files were made")
     args = parser.parse_args(argv)
+    if args.stale:
+        problems = [f"{r}: {p}" for r in args.releases or kafka_oracle.releases() for p in stale(r)]
+        print("\n".join(problems) or "up to date")
+        return 1 if problems else 0
     differing = 0
     for release in args.releases or kafka_oracle.releases():
         reason = kafka_oracle.missing(release)
