@@ -68,10 +68,12 @@ def pytest_report_header(config):
 
 
 def reference(*parts: str) -> Path:
-    """A path inside ../shared/kafka-reference, or skip the test saying it is absent."""
+    """A path inside ../shared/kafka-reference, or skip the test saying it is absent: recorded
+    third-party data (real traffic, real KRaft logs, Kafka's schema trees and vectors), a second
+    check beside the repository's own data, which no clone needs."""
     path = REFERENCE.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"Kafka reference data not present at {path}")
+        pytest.skip(f"second check on recorded data: ../shared's {'/'.join(parts)} not present at {path}")
     return path
 
 
@@ -85,6 +87,23 @@ def need_kafka(release: str) -> None:
         if kafka_oracle.required():
             pytest.fail(f"Kafka {release} is required ({kafka_oracle.REQUIRE_ENV}=1) but {reason}")
         pytest.skip(f"Kafka {release} cannot run here: {reason}")
+
+
+def kafka_schema_tree(release: str, into: Path) -> Path:
+    """Kafka ``release``'s JSON schemas, taken from its jars and laid out as schemas/kafka/ is (a
+    folder per record key space, codegen/refresh.JAR_FOLDERS); skips where Kafka is absent."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    need_kafka(release)
+    import kafka_oracle
+
+    from codegen.refresh import JAR_FOLDERS
+
+    for schema in kafka_oracle.schema_files(release):
+        target = into / JAR_FOLDERS[schema.jar.rsplit("-", 1)[0]] / Path(schema.entry).name
+        assert not target.exists(), f"two jars of Kafka {release} hold {target.name}"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(schema.text, encoding="utf-8")
+    return into
 
 
 def read_jsonl(path: Path) -> list[dict]:
