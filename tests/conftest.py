@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# Recorded third-party data beside the checkout: an independent second check, never required.
 REFERENCE = ROOT.parent / "shared" / "kafka-reference"
+# Our own golden vectors, written by Kafka's serializer (tools/golden_vectors.py).
+GOLDEN = ROOT / "tests" / "data" / "golden"
 
 
 CODEC_ENV = "KAFKA_META_PROTO_PURE_PYTHON"
@@ -65,10 +68,12 @@ def pytest_report_header(config):
 
 
 def reference(*parts: str) -> Path:
-    """A path inside ../shared/kafka-reference, or skip the test saying it is absent."""
+    """A path inside ../shared/kafka-reference, or skip the test saying it is absent: recorded
+    third-party data (real traffic, real KRaft logs, Kafka's schema trees and vectors), a second
+    check beside the repository's own data, which no clone needs."""
     path = REFERENCE.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"Kafka reference data not present at {path}")
+        pytest.skip(f"second check on recorded data: ../shared's {'/'.join(parts)} not present at {path}")
     return path
 
 
@@ -84,8 +89,50 @@ def need_kafka(release: str) -> None:
         pytest.skip(f"Kafka {release} cannot run here: {reason}")
 
 
+def kafka_schema_tree(release: str, into: Path) -> Path:
+    """Kafka ``release``'s JSON schemas, taken from its jars and laid out as schemas/kafka/ is (a
+    folder per record key space, codegen/refresh.JAR_FOLDERS); skips where Kafka is absent."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    need_kafka(release)
+    import kafka_oracle
+
+    from codegen.refresh import JAR_FOLDERS
+
+    for schema in kafka_oracle.schema_files(release):
+        target = into / JAR_FOLDERS[schema.jar.rsplit("-", 1)[0]] / Path(schema.entry).name
+        assert not target.exists(), f"two jars of Kafka {release} hold {target.name}"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(schema.text, encoding="utf-8")
+    return into
+
+
 def read_jsonl(path: Path) -> list[dict]:
+    # split on "\n" only: a string may hold U+2028, which str.splitlines() would cut at
     return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+
+
+def golden_files() -> list[Path]:
+    """Our golden vectors' files, ``tests/data/golden/RELEASE/MessageName.jsonl``."""
+    return sorted(GOLDEN.glob("*/*.jsonl"))
+
+
+_GOLDEN_BY_NAME: dict[str, list[dict]] = {}
+
+
+def golden_vectors(name: str | None = None) -> list[dict]:
+    """Our golden vectors of one message (or all), every release's, each distinct (name, version,
+    bytes) once: most versions are defined alike by several releases."""
+    if not _GOLDEN_BY_NAME:
+        seen = set()
+        for path in golden_files():
+            for vec in read_jsonl(path):
+                key = (vec["name"], vec["version"], vec["hex"])
+                if key not in seen:
+                    seen.add(key)
+                    _GOLDEN_BY_NAME.setdefault(vec["name"], []).append(vec)
+    if name is None:
+        return [v for vecs in _GOLDEN_BY_NAME.values() for v in vecs]
+    return _GOLDEN_BY_NAME.get(name, [])
 
 
 def same_json(a, b) -> bool:

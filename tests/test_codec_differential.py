@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, reference
+from conftest import GOLDEN, ROOT
 from kafka_meta_proto import REGISTRY, DecodeError, EncodeError, codec, message_class
 from kafka_meta_proto.strategies import versioned_messages
 
@@ -53,10 +53,9 @@ def test_every_message_version_has_a_compiled_layout():
 
 
 def test_golden_vectors_decode_and_encode_alike(diff):
-    folder = reference("vectors")
     res = diff.Result()
     count = 0
-    for name, version, data in diff.fuzz.read_vectors(folder):
+    for name, version, data in diff.fuzz.read_vectors(GOLDEN):
         if name not in REGISTRY.names():
             continue
         cls = message_class(name)

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, reference
+from conftest import GOLDEN, ROOT
 from kafka_meta_proto import REGISTRY, Uuid, codec, message_class
 from kafka_meta_proto.messages.partition_record import PartitionRecord
 from kafka_meta_proto.strategies import versioned_messages
@@ -56,7 +56,7 @@ def test_golden_vectors():
     try:
         spec.loader.exec_module(fuzz)
         count = 0
-        for name, version, data in fuzz.read_vectors(reference("vectors")):
+        for name, version, data in fuzz.read_vectors(GOLDEN):
             if name not in REGISTRY.names():
                 continue
             cls = message_class(name)

@@ -2,8 +2,9 @@
 offset, never another exception, never hangs, and never allocates memory sized by a length it has
 not checked against the bytes that are actually there.
 
-- every truncation of every golden vector (both trees) is a DecodeError; one trailing byte is a
-  DecodeError at the original length, while ``decode_from`` stops at the original end;
+- every truncation of every golden vector (ours, tests/data/golden: every message and version of
+  each release line) is a DecodeError; one trailing byte is a DecodeError at the original length,
+  while ``decode_from`` stops at the original end;
 - hostile length prefixes built from real messages (huge counts, huge string lengths, over-long
   varints, negative lengths other than -1) fail at once, in flat memory, at the right field;
 - random bytes decoded as every message at every version raise only DecodeError, and whatever
@@ -21,25 +22,20 @@ from work_count import raised_after
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from conftest import REFERENCE, canonical_unknown_tags, read_jsonl, reference, same_json, shipped_class, shipped_names
+from conftest import canonical_unknown_tags, golden_vectors, same_json, shipped_class, shipped_names
 from kafka_meta_proto import DISKLESS_REGISTRY, REGISTRY, DecodeError, UnsupportedVersionError, kraft, message_class, protocol
 from kafka_meta_proto.wire import uvarint
 
-TREES = ("3.9", "trunk")
 TRAILING = "trailing bytes after the message"
 
 # Truncation sampling: every prefix of short vectors; for long ones the first 64 prefix lengths,
 # the last 16 and at most about 100 more spread between them (every 7th byte, or sparser), so
-# the whole sweep over both trees stays within seconds. The exhaustive sweep is marked slow.
+# the whole sweep stays within seconds. The exhaustive sweep is marked slow.
 HEAD, TAIL, MIDDLE = 64, 16, 100
 
-
-def vector_files() -> list:
-    files = []
-    for tree in TREES:
-        folder = REFERENCE / "vectors" / tree
-        files.extend(pytest.param(tree, p.stem, id=f"{tree}-{p.stem}") for p in sorted(folder.glob("*.jsonl")))
-    return files or [pytest.param("3.9", "missing", id="no-reference-data")]
+# The messages with golden vectors (all but design-only versions: test_golden_vectors says so);
+# each vector once, though several releases may hold it.
+VECTOR_NAMES = sorted({v["name"] for v in golden_vectors()})
 
 
 def prefix_lengths(n: int) -> list[int]:
@@ -86,39 +82,32 @@ def _truncation_failures(cls, vec: dict, lengths) -> list[str]:
     return failures
 
 
-@pytest.mark.parametrize("tree,name", vector_files())
-def test_truncated_vectors(tree: str, name: str):
+@pytest.mark.parametrize("name", VECTOR_NAMES)
+def test_truncated_vectors(name: str):
     """Cut short anywhere (sampled for long vectors), every golden vector is a located DecodeError."""
-    path = reference("vectors", tree, f"{name}.jsonl")  # skips where the reference data is absent
     cls = message_class(name)
     failures = []
-    for vec in read_jsonl(path):
+    for vec in golden_vectors(name):
         failures += _truncation_failures(cls, vec, prefix_lengths(len(vec["hex"]) // 2))
     assert not failures, f"{len(failures)} bad truncations:\n" + "\n".join(failures[:10])
 
 
 @pytest.mark.slow
-@pytest.mark.exhaustive
 def test_truncated_vectors_exhaustive():
-    """Every prefix length of every vector: about 2 million decodes over both trees, minutes.
-    Runs only when asked for: ``bash test.sh -m exhaustive tests/test_hostile_input.py``."""
+    """Every prefix length of every vector: about 400 thousand decodes (the slow tier)."""
     failures = []
-    for tree in TREES:
-        for path in sorted(reference("vectors", tree).glob("*.jsonl")):
-            cls = message_class(path.stem)
-            for vec in read_jsonl(path):
-                found = _truncation_failures(cls, vec, range(len(vec["hex"]) // 2))
-                failures += [f"{tree} {path.stem} {f}" for f in found]
+    for vec in golden_vectors():
+        found = _truncation_failures(message_class(vec["name"]), vec, range(len(vec["hex"]) // 2))
+        failures += [f"{vec['name']} {f}" for f in found]
     assert not failures, f"{len(failures)} bad truncations:\n" + "\n".join(failures[:10])
 
 
-@pytest.mark.parametrize("tree,name", vector_files())
-def test_trailing_byte(tree: str, name: str):
+@pytest.mark.parametrize("name", VECTOR_NAMES)
+def test_trailing_byte(name: str):
     """One extra byte: decode rejects it at the original length, decode_from stops before it."""
-    path = reference("vectors", tree, f"{name}.jsonl")  # skips where the reference data is absent
     cls = message_class(name)
     failures = []
-    for vec in read_jsonl(path):
+    for vec in golden_vectors(name):
         data, version = bytes.fromhex(vec["hex"]), vec["version"]
         where = f"v{version} {vec['kind']}"
         for extra in (b"\x00", b"\xff"):

@@ -32,7 +32,7 @@ REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "kafka-refer
 REAL = REFERENCE / "real"
 
 if not REAL.is_dir():
-    pytest.skip(f"Kafka reference data not present at {REFERENCE}", allow_module_level=True)
+    pytest.skip(f"second check on recorded data: ../shared's real traffic not present at {REFERENCE}", allow_module_level=True)
 
 RPC_KINDS = ("request", "response")
 NEGATIVE_FILE = "codecrafters_negative.jsonl"

@@ -8,13 +8,14 @@
 With ``--logs`` the inputs are mutated record batches (hostile shapes among the seeds) read by the
 batch readers, whole and streamed, and by dump-log: see "Log readers" below for what counts.
 
-Seeds (valid encodings): every golden vector under ../shared/kafka-reference/vectors (both trees)
-whose message and version this package ships, plus a few messages per (message, version) built by
-a seeded random value generator from each class's ``_FIELDS``, so messages without golden vectors
-are fuzzed too. Each input is one seed put through one to four mutations (bit flips, bytes set to
-0x00/0xff/0x7f/0x80, truncation, length-field inflation, splices of two encodings, inserted,
-deleted, overwritten and duplicated regions), then decoded strictly at the seed's version, or at
-another version of the same message one time in ten.
+Seeds (valid encodings): every golden vector under tests/data/golden (Kafka's serializer wrote them:
+tools/golden_vectors.py; ``--vectors`` takes another folder laid out alike, such as
+../shared/kafka-reference/vectors) whose message and version this package ships, plus a few messages
+per (message, version) built by a seeded random value generator from each class's ``_FIELDS``, so
+messages without golden vectors are fuzzed too. Each input is one seed put through one to four
+mutations (bit flips, bytes set to 0x00/0xff/0x7f/0x80, truncation, length-field inflation, splices
+of two encodings, inserted, deleted, overwritten and duplicated regions), then decoded strictly at
+the seed's version, or at another version of the same message one time in ten.
 
 Outcomes:
   clean        decode succeeded, and the message re-encodes (size() agreeing) to bytes that decode
@@ -67,8 +68,7 @@ from kafka_meta_proto.registries import qualified_names  # noqa: E402
 ALL_NAMES = qualified_names()
 from kafka_meta_proto.uuid import Uuid  # noqa: E402
 
-DEFAULT_VECTORS = ROOT.parent / "shared" / "kafka-reference" / "vectors"
-TREES = ("3.9", "trunk")
+DEFAULT_VECTORS = ROOT / "tests" / "data" / "golden"
 CHUNK = 500  # inputs per deterministic chunk (one Random per chunk)
 SLOW_SECONDS = 0.05
 GENERATED_PER_TARGET = 4
@@ -172,12 +172,12 @@ class Corpus:
 
 
 def read_vectors(folder: Path):
-    for tree in TREES:
-        for path in sorted((folder / tree).glob("*.jsonl")):
-            for line in path.read_text(encoding="utf-8").split("\n"):
-                if line.strip():
-                    vec = json.loads(line)
-                    yield vec["name"], vec["version"], bytes.fromhex(vec["hex"])
+    """(name, version, bytes) of every vector in ``folder/SET/*.jsonl`` (one SET per release)."""
+    for path in sorted(folder.glob("*/*.jsonl")):
+        for line in path.read_text(encoding="utf-8").split("\n"):
+            if line.strip():
+                vec = json.loads(line)
+                yield vec["name"], vec["version"], bytes.fromhex(vec["hex"])
 
 
 def build_corpus(seed: int, only=None, vectors: Path | None = DEFAULT_VECTORS) -> Corpus:

@@ -33,11 +33,13 @@ from codegen.spec import (
     load_tree,
 )
 from codegen.versions import MAX_VERSION, NONE, Versions
+from conftest import kafka_schema_tree
 from kafka_meta_proto.registry import DuplicateKeyError, Registry
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC_SOURCE = REPO / "codegen" / "spec.py"
-KAFKA_REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "kafka-reference"
+sys.path.insert(0, str(REPO / "tools"))
+import kafka_oracle  # noqa: E402
 
 P = "Topics.Partitions"  # where most broken fields go, so the paths show the nesting
 
@@ -581,15 +583,14 @@ def test_coordinator_record_types(tmp_path, mtype):
 # --------------------------------------------------------------------------- Kafka's own trees
 
 
-@pytest.mark.parametrize("tree", ["3.9", "trunk"])
-def test_kafka_tree_loads(tree):
-    folder = KAFKA_REFERENCE / "schemas" / tree
-    if not folder.is_dir():
-        pytest.skip(f"Kafka {tree} schemas not present at {folder} (the shared reference checkout)")
+@pytest.mark.parametrize("release", kafka_oracle.releases())
+def test_kafka_tree_loads(release, tmp_path):
+    """Every schema in the jars of each release line we follow loads."""
+    folder = kafka_schema_tree(release, tmp_path)
     files = sorted(folder.rglob("*.json"))
     specs = load_tree([folder])
-    assert len(specs) == len(files) > 100
-    assert {"FetchRequest", "FetchResponse", "TopicRecord"} <= {s.name for s in specs}
+    assert len(specs) == len(files) > 200
+    assert {"FetchRequest", "FetchResponse", "TopicRecord", "OffsetCommitKey"} <= {s.name for s in specs}
 
 
 # --------------------------------------------------------------------------- the command line

@@ -1,4 +1,5 @@
-"""Where the Kafka reference data lives, and how tests skip without it."""
+"""Where the Kafka reference data lives, and how tests skip without it: the real KRaft logs and
+batches of ../shared are recorded third-party files, a second check no clone needs."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "kafka-reference"
 REAL = REFERENCE / "real"
 KRAFT_LOGS = REAL / "kraft-logs"
-SKIP_REASON = f"Kafka reference data not found at {REFERENCE}"
+SKIP_REASON = f"second check on recorded data: ../shared's real KRaft logs not found at {REFERENCE}"
 
 needs_reference = pytest.mark.skipif(not REAL.is_dir(), reason=SKIP_REASON)
 

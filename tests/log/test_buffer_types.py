@@ -27,7 +27,7 @@ from kafka_meta_proto.log import (
 )
 from kafka_meta_proto.log.scanning import find_batch
 
-from .reference import real_log_files
+from .reference import SKIP_REASON, real_log_files
 
 
 def _mapped(data: bytes) -> mmap.mmap:
@@ -126,7 +126,7 @@ def test_the_fuzzers_finding_a_memoryview_of_zeros():
 def test_real_files_read_the_same_from_every_buffer():
     files = real_log_files()
     if not files:
-        pytest.skip("Kafka reference data not found")
+        pytest.skip(SKIP_REASON)
     for path in files:
         expected = assert_same_for_every_buffer(path.read_bytes())
         reader_class = SnapshotReader if path.suffix == ".checkpoint" else SegmentReader
