@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 bash tools/setup.sh
 status=0
-.venv/bin/python -m pytest -m "not slow" -n auto "$@" || status=$?
+.venv/bin/python -m pytest -m "not slow" -n auto --dist worksteal "$@" || status=$?
 if [ "$status" -eq 0 ] && [[ " $* " != *" -m "* ]]; then
   echo "test.sh: the slow tests were left out: bash test.sh -m slow (.ci/run runs everything)" >&2
 fi

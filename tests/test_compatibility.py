@@ -65,8 +65,15 @@ def project(obj, version: int, flexible: bool):
     return out
 
 
+def _downgrade_marks(cls, newer: int, older: int) -> tuple:
+    """The fast run takes the newest version down to the oldest and to the one before it; the
+    other pairs (every step down, the newest to each) run in the slow tier."""
+    sampled = newer == cls.HIGHEST_VERSION and older in (cls.LOWEST_VERSION, newer - 1)
+    return () if sampled else (pytest.mark.slow,)
+
+
 DOWNGRADES = [
-    pytest.param(name, w, v, id=f"{name}-v{w}-to-v{v}")
+    pytest.param(name, w, v, id=f"{name}-v{w}-to-v{v}", marks=_downgrade_marks(cls, w, v))
     for name in REGISTRY.names()
     for cls in [message_class(name)]
     for w in cls.versions()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT
 
 
@@ -15,6 +17,7 @@ def test_generated_code_is_up_to_date():
     assert run.returncode == 0, run.stderr
 
 
+@pytest.mark.slow  # over ten seconds: the slow tier (.ci/run)
 def test_generation_is_deterministic(tmp_path):
     """Two runs (different worker counts) write byte-identical packages."""
     from codegen.generate import generate

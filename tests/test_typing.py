@@ -106,6 +106,7 @@ def test_py_typed_is_shipped():
     ), "py.typed is not in package-data"
 
 
+@pytest.mark.slow  # over ten seconds: the slow tier (.ci/run)
 @needs_mypy
 def test_mypy_strict_on_the_api_the_generated_classes_and_a_user_script(tmp_path):
     script = tmp_path / "user_script.py"

@@ -229,6 +229,7 @@ def test_try_refuses_what_it_cannot_try(maven, capsys):
     assert "not a pinned release line" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # over ten seconds: the slow tier (.ci/run)
 def test_try_runs_the_merge_with_the_candidate(maven, capsys):
     """The whole --try path: Kafka 4.4.0 as a candidate beside a 3.9.2-only pin (about 20 s)."""
     if shutil.which("mvn") is None or refresh.unfetched(["3.9.2", "4.4.0"]):

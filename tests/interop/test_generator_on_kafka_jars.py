@@ -1,8 +1,8 @@
 """The generator judged on every message Kafka has, not only the ones we ship: packages generated
 from the JSON schemas inside each release's jars, compared with that release's serializer.
 
-The default run takes a sample of the schemas (every SAMPLE-th name, plus the ones that use layouts
-the shipped schemas do not); ``-m slow`` takes all of them."""
+The slow tier takes a sample of the schemas (every SAMPLE-th name, plus the ones that use layouts
+the shipped schemas do not); the exhaustive tier (``-m exhaustive``) takes all of them."""
 
 from __future__ import annotations
 
@@ -48,12 +48,14 @@ def _judge(oracles, release, tmp_path, keep) -> None:
     )
 
 
+@pytest.mark.slow  # over ten seconds: the slow tier (.ci/run)
 @pytest.mark.parametrize("release", RELEASES)
 def test_generated_from_kafkas_schemas_sample(oracles, release, tmp_path):
     _judge(oracles, release, tmp_path, sampled)
 
 
 @pytest.mark.slow
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("release", RELEASES)
 def test_generated_from_kafkas_schemas_all(oracles, release, tmp_path):
     _judge(oracles, release, tmp_path, lambda name: True)

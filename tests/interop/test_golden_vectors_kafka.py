@@ -11,6 +11,7 @@ from conftest import need_kafka
 from interop.conftest import RELEASES
 
 
+@pytest.mark.slow  # over ten seconds: the slow tier (.ci/run)
 @pytest.mark.parametrize("release", RELEASES)
 def test_stored_golden_vectors_are_kafkas(release):
     need_kafka(release)

@@ -114,6 +114,7 @@ def unexplained(mine: list[str], theirs: list[str]) -> list[tuple[str, str]]:
     return [(a, b) for a, b in zip(mine, theirs) if a != b]
 
 
+@pytest.mark.slow  # over ten seconds: the slow tier (.ci/run)
 @pytest.mark.parametrize("release", RELEASES)
 @pytest.mark.parametrize("skip", [False, True], ids=["", "skip-record-metadata"])
 def test_release_forms_max_bytes_and_unknown_files_as_kafka(release, skip, simulated, tmp_path):

@@ -123,6 +123,7 @@ def test_on_a_snapshot_of_every_part_of_the_image(tmp_path):
 
 
 
+@pytest.mark.slow  # over ten seconds: the slow tier (.ci/run)
 def test_a_start_that_hangs_is_tried_again_then_reported(tmp_path, monkeypatch):
     # Kafka's shell never gets past "Loading..." on an empty file (nothing is ever applied), the
     # way it sometimes hangs on a small one: each start is abandoned, and the last one reported.

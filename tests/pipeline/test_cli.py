@@ -39,6 +39,7 @@ def test_audit_command_reports_missing_input(spark, tmp_path, capsys):
     assert "no KRaft metadata files" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # over ten seconds: the slow tier (.ci/run)
 def test_inputs_and_output_through_hadoop_filesystem_uris(spark, tmp_path, monkeypatch):
     """A PATH and --out that are URIs, not local paths: the input is listed through Spark's
     Hadoop FileSystem, the counts and the report read back through Spark (file:// stands in
