@@ -67,9 +67,9 @@ def project(obj, version: int, flexible: bool):
 
 def _downgrade_marks(cls, newer: int, older: int) -> tuple:
     """The fast run takes the newest version down to the oldest and to the one before it; the
-    other pairs (every step down, the newest to each) run in the slow tier."""
+    other pairs (every step down, the newest to each) run in the exhaustive tier."""
     sampled = newer == cls.HIGHEST_VERSION and older in (cls.LOWEST_VERSION, newer - 1)
-    return () if sampled else (pytest.mark.slow,)
+    return () if sampled else (pytest.mark.slow, pytest.mark.exhaustive)
 
 
 DOWNGRADES = [

@@ -18,7 +18,7 @@ from kafka_meta_proto.strategies import messages
 # Slow (minutes: both trees rendered through black). The default run covers the same ground: the
 # shipped package holds every schema of Kafka 3.9.2 and 4.4.0 and meets the golden vectors
 # (test_golden_vectors), and tests/interop generates packages from a sample of Kafka's jars.
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.exhaustive]  # a package per release line: 10+ minutes each
 
 
 @pytest.fixture(scope="module", params=["3.9.2", "4.4.0"])

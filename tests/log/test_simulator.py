@@ -604,6 +604,7 @@ def test_hundred_thousand_records_roll_segments(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.exhaustive
 def test_million_records_in_constant_memory(tmp_path):
     code = (
         "import resource, sys; from kafka_meta_proto import simulator; "
