@@ -46,6 +46,8 @@ TOOL_MODULES = [
     "kafka_meta_proto.kraft_rules",
     "kafka_meta_proto.image",
     "kafka_meta_proto.image_text",
+    "kafka_meta_proto.storage",
+    "kafka_meta_proto.localfiles",
 ]
 API_PACKAGES = [
     "kafka_meta_proto.log",
