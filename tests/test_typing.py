@@ -50,6 +50,10 @@ TOOL_MODULES = [
     "kafka_meta_proto.localfiles",
     "kafka_meta_proto.shell",
     "kafka_meta_proto.shell_layout",
+    "kafka_meta_proto.strategies",
+    "kafka_meta_proto.extras",
+    "kafka_meta_proto.json_plan",
+    "kafka_meta_proto.codec",
 ]
 API_PACKAGES = [
     "kafka_meta_proto.log",
