@@ -54,6 +54,10 @@ TOOL_MODULES = [
     "kafka_meta_proto.extras",
     "kafka_meta_proto.json_plan",
     "kafka_meta_proto.codec",
+    "kafka_meta_proto.simulator.model",
+    "kafka_meta_proto.simulator.config",
+    "kafka_meta_proto.simulator.fleet",
+    "kafka_meta_proto.simulator",
 ]
 API_PACKAGES = [
     "kafka_meta_proto.log",
