@@ -7,10 +7,8 @@ import random
 from dataclasses import dataclass, field
 
 from .. import kraft
-
-# The diskless design's record type 29 (Kafka 4.4 gives 29 to UnregisterControllerRecord).
 from ..diskless_messages.topic_partition_to_batch_coordinator_mapping import (
-    TopicPartitionToBatchCoordinatorMapping as MappingRecord,  # re-exported
+    TopicPartitionToBatchCoordinatorMapping,
 )
 from ..messages.begin_transaction_record import BeginTransactionRecord as BeginTransactionRecord
 from ..messages.broker_registration_change_record import (
@@ -35,6 +33,9 @@ from ..messages.topic_record import TopicRecord as TopicRecord
 from ..messages.zk_migration_state_record import ZkMigrationStateRecord as ZkMigrationStateRecord
 from ..uuid import Uuid
 from .config import KRAFT_VERSION_RANGE, METADATA_VERSION
+
+# The diskless design's record type 29 (Kafka 4.4 gives 29 to UnregisterControllerRecord).
+MappingRecord = TopicPartitionToBatchCoordinatorMapping
 
 # The record versions a 3.9-IV0 controller writes.
 V_REGISTER_BROKER = 3
