@@ -16,6 +16,7 @@ from typing import Optional
 from .errors import DecodeError, UnsupportedVersionDecodeError
 from .message import Message
 from .messages import REGISTRY
+from .registry import Registry
 
 GROUP_COORDINATOR = "group-coordinator"
 TRANSACTION_COORDINATOR = "transaction-coordinator"
@@ -54,7 +55,7 @@ def _int16(data: bytes, what: str) -> int:
 
 
 def decode_coordinator_record(
-    scope: str, key: bytes, value: Optional[bytes], registry=REGISTRY
+    scope: str, key: bytes, value: Optional[bytes], registry: Registry = REGISTRY
 ) -> CoordinatorRecord:
     """Decode a record of ``scope``'s topic (``GROUP_COORDINATOR`` and so on).
 

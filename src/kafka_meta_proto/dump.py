@@ -38,11 +38,12 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 import itertools
 from itertools import islice
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TextIO, Union
 
 from . import kraft, registries
 from .coordinator_records import decode_coordinator_record
@@ -78,13 +79,13 @@ from .log.header import (
 )
 from .log.names import BOOTSTRAP_CHECKPOINT, leading_offset, parse_snapshot_name, suffix_kind
 from .log.records import Record
-from .log.scanning import Damage, scan
+from .log.scanning import BatchView, Damage, scan
 from .log.source import ByteSource, MappedFile
 from .messages import REGISTRY
 from .registries import RegistryLike
 
 _CODEC_NAMES = {0: "none", 1: "gzip", 2: "snappy", 3: "lz4", 4: "zstd"}
-_CONTROL_LABELS = {  # Kafka's prefix for each KRaft control record type
+_CONTROL_LABELS: dict[int, str] = {  # Kafka's prefix for each KRaft control record type
     LEADER_CHANGE: " LeaderChange: ",
     SNAPSHOT_HEADER: " SnapshotHeader ",
     SNAPSHOT_FOOTER: " SnapshotFooter ",
@@ -93,6 +94,8 @@ _CONTROL_LABELS = {  # Kafka's prefix for each KRaft control record type
 }
 BOOTSTRAP_FILENAME = BOOTSTRAP_CHECKPOINT
 INT32_MAX = 2**31 - 1
+# A file's path as the functions here take it.
+StrPath = Union[str, "os.PathLike[str]"]
 
 
 # --- what one batch and one record look like in the dump ------------------------------------
@@ -136,7 +139,9 @@ def batch_line(header: BatchHeader, position: int, valid: bool) -> str:
     )
 
 
-def control_text(key, value, form: ToolForm = DEFAULT_FORM) -> tuple[str, dict | None]:
+def control_text(
+    key: bytes | None, value: bytes | None, form: ToolForm = DEFAULT_FORM
+) -> tuple[str, dict[str, Any] | None]:
     """Kafka's text for a control record, and (type, version, data) for the JSON form."""
     try:
         _, type_id = parse_control_key(key)
@@ -163,7 +168,7 @@ def control_text(key, value, form: ToolForm = DEFAULT_FORM) -> tuple[str, dict |
     return text, {"type": name, "version": control.json_version, "data": data}
 
 
-def payload_text(value, offset: int, registry: RegistryLike = None) -> str:
+def payload_text(value: bytes | None, offset: int, registry: RegistryLike = None) -> str:
     """Kafka's ClusterMetadataLogMessageParser output for a metadata record value."""
     try:
         if value is None:
@@ -179,7 +184,7 @@ def payload_text(value, offset: int, registry: RegistryLike = None) -> str:
 # --- files --------------------------------------------------------------------------------
 
 
-def java_file_text(path: str) -> str:
+def java_file_text(path: StrPath) -> str:
     """How java.io.File prints a path: repeated separators collapsed, no trailing separator."""
     text = re.sub(r"/+", "/", str(path))
     return text[:-1] if len(text) > 1 and text.endswith("/") else text
@@ -252,7 +257,8 @@ def iter_file_batches(
     limit (``--max-bytes``) in a file that holds more ends the dump without a problem.
     """
     for item in scan(source):
-        if type(item) is Damage:
+        view: BatchView
+        if isinstance(item, Damage):
             if item.view is None:  # truncated, or unreadable
                 truncated = isinstance(item.error, TruncatedBatchError)
                 if not truncated:
@@ -266,6 +272,7 @@ def iter_file_batches(
             view, valid = item.view, False
         else:
             view, valid = item, True
+        records: Iterable[Record] | None
         if view.header.records_count > EAGER_RECORDS:
             records = _streamed_records(view.records, summary, view.position)
         else:
@@ -278,7 +285,9 @@ def iter_file_batches(
         yield view.position, view.header, valid, records
 
 
-def _streamed_records(records, summary: FileSummary, position: int) -> Iterator[Record]:
+def _streamed_records(
+    records: Callable[[], Iterable[Record]], summary: FileSummary, position: int
+) -> Iterator[Record]:
     """``records()``'s records, a parse error ending them (noted in ``summary``)."""
     try:
         yield from records()
@@ -286,7 +295,7 @@ def _streamed_records(records, summary: FileSummary, position: int) -> Iterator[
         summary.errors.append(f"position {position}: {exc.reason}")
 
 
-def _eager_records(view, summary: FileSummary) -> Iterable[Record] | None:
+def _eager_records(view: BatchView, summary: FileSummary) -> Iterable[Record] | None:
     """A small batch's records as a list (None, its problem noted, if they do not parse); past
     EAGER_BYTES of keys and values, the ones read and then the rest streamed."""
     read: list[Record] = []
@@ -330,9 +339,12 @@ def _record_line(record: Record, header: BatchHeader, label: str, offset: int) -
 
 def _timestamp(header: BatchHeader, record: Record) -> int:
     """The record's timestamp (the batch's append time under LogAppendTime)."""
+    timestamp: int  # a namedtuple's fields are untyped
     if header.attributes & ATTR_TIMESTAMP_TYPE:
-        return header.max_timestamp
-    return header.base_timestamp + record.timestamp_delta
+        timestamp = header.max_timestamp
+    else:
+        timestamp = header.base_timestamp + record.timestamp_delta
+    return timestamp
 
 
 def _note_gap(summary: FileSummary, last_offset: int, offset: int) -> None:
@@ -342,8 +354,8 @@ def _note_gap(summary: FileSummary, last_offset: int, offset: int) -> None:
 
 
 def _batch_lines(
-    header,
-    records,
+    header: BatchHeader,
+    records: Iterable[Record],
     summary: FileSummary,
     skip_record_metadata: bool,
     form: ToolForm = DEFAULT_FORM,
@@ -387,18 +399,20 @@ def _batch_lines(
                 summary.undecoded_records += 1
             yield f"{text}{lead}payload: {payload}"
             continue
-        key_text, payload, decoded = coordinator_texts(scope, record.key, record.value, offset, form)
+        key_text, value_text, decoded = coordinator_texts(
+            scope, record.key, record.value, offset, form
+        )
         if not decoded:
             summary.undecoded_records += 1
         if skip_record_metadata:
             lead = "| "  # every release indents a key that starts the line
         line = f"{text}{lead}key: {key_text}"
-        yield line if payload is None else f"{line} payload: {payload}"
+        yield line if value_text is None else f"{line} payload: {value_text}"
 
 
 def dump_file(
-    path,
-    out,
+    path: StrPath,
+    out: TextIO,
     *,
     skip_record_metadata: bool = False,
     max_bytes: int | None = None,
@@ -424,7 +438,9 @@ def dump_file(
             write(batch_line(header, position, valid) + "\n")
             if records is None:
                 continue
-            lines = _batch_lines(header, records, summary, skip_record_metadata, form, scope, registry)
+            lines = _batch_lines(
+                header, records, summary, skip_record_metadata, form, scope, registry
+            )
             if type(records) is list and len(records) <= LINES_PER_WRITE:
                 if records:
                     write("\n".join(lines) + "\n")
@@ -437,13 +453,13 @@ def dump_file(
 
 
 def iter_json_records(
-    path,
+    path: StrPath,
     *,
     max_bytes: int | None = None,
     summary: FileSummary | None = None,
     scope: str | None = None,
     registry: RegistryLike = None,
-) -> Iterator[dict]:
+) -> Iterator[dict[str, Any]]:
     """One dict per record of a segment or snapshot (the ``--json`` form).
 
     Keys: ``file``, ``position`` (of the batch), ``batchBaseOffset``, ``offset``, ``timestamp``,
@@ -465,7 +481,7 @@ def iter_json_records(
             control = header.is_control
             for record in records or ():
                 summary.records += 1
-                obj = {
+                obj: dict[str, Any] = {
                     "file": shown,
                     "position": position,
                     "batchBaseOffset": base_offset,
@@ -483,14 +499,19 @@ def iter_json_records(
                 yield obj
 
 
-def _json_coordinator_payload(scope: str, record: Record, summary: FileSummary) -> tuple:
+def _json_coordinator_payload(
+    scope: str, record: Record, summary: FileSummary
+) -> tuple[str | None, int | None, dict[str, Any] | None, str | None]:
     """``type``, ``version``, ``data`` and ``error`` of a coordinator's record in the --json form."""
     try:
         if record.key is None:
             raise DecodeError("the record has no key")
         decoded = decode_coordinator_record(scope, record.key, record.value)
-        data = {"key": decoded.key.to_json(decoded.key.LOWEST_VERSION), "value": None}
-        if decoded.value is not None:
+        data: dict[str, Any] = {
+            "key": decoded.key.to_json(decoded.key.LOWEST_VERSION),
+            "value": None,
+        }
+        if decoded.value is not None and decoded.value_version is not None:
             data["value"] = decoded.value.to_json(decoded.value_version)
     except DecodeError as exc:
         summary.undecoded_records += 1
@@ -498,9 +519,14 @@ def _json_coordinator_payload(scope: str, record: Record, summary: FileSummary) 
     return decoded.key.NAME.removesuffix("Key"), decoded.value_version, data, None
 
 
-def _json_payload(record: Record, control: bool, summary: FileSummary, registry: RegistryLike = None) -> tuple:
+def _json_payload(
+    record: Record, control: bool, summary: FileSummary, registry: RegistryLike = None
+) -> tuple[str | None, int | None, Any, str | None]:
     """``type``, ``version``, ``data`` and ``error`` of a record in the --json form."""
-    kind = version = data = error = None
+    kind: str | None = None
+    version: int | None = None
+    data: Any = None  # the record's JSON form
+    error: str | None = None
     if control:
         described = control_text(record.key, record.value)[1]
         if described is None:
@@ -529,14 +555,14 @@ def _json_payload(record: Record, control: bool, summary: FileSummary, registry:
     return kind, version, data, error
 
 
-def _json_line(obj: dict) -> str:
+def _json_line(obj: dict[str, Any]) -> str:
     try:
         return _dumps(obj)
     except ValueError:  # NaN / infinity: write them as Kafka's JSON form does, as strings
         return json.dumps(_nan_to_text(obj), ensure_ascii=False, separators=(",", ":"))
 
 
-def _nan_to_text(obj):
+def _nan_to_text(obj: Any) -> Any:
     if isinstance(obj, float) and (obj != obj or obj in (float("inf"), float("-inf"))):
         return "NaN" if obj != obj else ("Infinity" if obj > 0 else "-Infinity")
     if isinstance(obj, dict):
@@ -546,7 +572,7 @@ def _nan_to_text(obj):
     return obj
 
 
-def java_absolute_path(path) -> str:
+def java_absolute_path(path: StrPath) -> str:
     """How java.io.File's getAbsolutePath prints a path: a relative one joined to the working
     directory (as the system gives it, links resolved) with ``.`` and ``..`` kept as written;
     nothing is resolved or normalised lexically (that could name another file through a link)."""
@@ -555,9 +581,9 @@ def java_absolute_path(path) -> str:
 
 
 def dump(
-    paths,
-    out=None,
-    err=None,
+    paths: Iterable[StrPath],
+    out: TextIO | None = None,
+    err: TextIO | None = None,
     *,
     skip_record_metadata: bool = False,
     as_json: bool = False,
@@ -582,7 +608,7 @@ def dump(
         raise ValueError(f"unknown decoder {decoder!r}")
     scope = COORDINATOR_DECODERS.get(decoder)
     status = 0
-    summaries = []
+    summaries: list[tuple[StrPath, FileSummary]] = []
     for path in paths:
         name = Path(path).name
         if file_kind(name) is None:
@@ -593,7 +619,9 @@ def dump(
             status = 1
             continue
         try:
-            reading = registries.resolve(registry if registry is not None else registries.for_paths([path]))
+            reading = registries.resolve(
+                registry if registry is not None else registries.for_paths([path])
+            )
         except ValueError as exc:  # a marker naming no registry we ship
             err.write(f"Cannot read {java_file_text(path)}: {exc}\n")
             status = 1
@@ -601,7 +629,9 @@ def dump(
         try:
             if as_json:
                 summary = FileSummary(java_file_text(path))
-                records = iter_json_records(path, max_bytes=max_bytes, summary=summary, scope=scope, registry=reading)
+                records = iter_json_records(
+                    path, max_bytes=max_bytes, summary=summary, scope=scope, registry=reading
+                )
                 for obj in records:
                     out.write(_json_line(obj) + "\n")
             else:
@@ -620,7 +650,9 @@ def dump(
             err.write(f"Error in {summary.path}: {summary.invalid_batches} batch(es) fail their CRC check, "
                       f"the first at position {summary.first_invalid_position}\n")  # fmt: skip
         if summary.trailing_bytes and (max_bytes is not None or as_json):  # not said in the dump
-            err.write(f"Error in {summary.path}: {summary.trailing_bytes} bytes at the end are no complete batch\n")
+            err.write(
+                f"Error in {summary.path}: {summary.trailing_bytes} bytes at the end are no complete batch\n"
+            )
         if (
             summary.errors
             or summary.invalid_batches
@@ -635,7 +667,7 @@ def dump(
     return status
 
 
-def _write_gaps(err, path, summary: FileSummary, form: ToolForm) -> None:
+def _write_gaps(err: TextIO, path: StrPath, summary: FileSummary, form: ToolForm) -> None:
     """Kafka's report of a file's non-consecutive offsets: the Scala tool lists the newest pair
     first; the Java tool (4.3 on) keeps one pair per preceding offset, in increasing order."""
     err.write(f"Non-consecutive offsets in {java_absolute_path(path)}\n")

@@ -13,6 +13,7 @@ txnTimeoutMs=M`` (``key: unknown::version=N`` for another type).
 from __future__ import annotations
 
 import base64
+from typing import TYPE_CHECKING, Any, cast
 
 from .coordinator_records import (
     GROUP_COORDINATOR,
@@ -26,6 +27,10 @@ from .dump_forms import ToolForm
 from .errors import DecodeError, KafkaProtocolError
 from .jackson import kafka_json
 from .messages import REGISTRY
+
+if TYPE_CHECKING:
+    from .messages.transaction_log_key import TransactionLogKey
+    from .messages.transaction_log_value import TransactionLogValue
 
 # Group coordinator record types each release's tool reads: 3.9 knew the classic and consumer
 # group records (0-8); 4.x no longer reads type 9 (ShareGroupPartitionMetadata, an early-access
@@ -52,7 +57,7 @@ def _knows(scope: str, record_type: int, form: ToolForm) -> bool:
 
 
 def coordinator_texts(
-    scope: str, key, value, offset: int, form: ToolForm
+    scope: str, key: bytes | None, value: bytes | None, offset: int, form: ToolForm
 ) -> tuple[str, str | None, bool]:
     """The texts after ``key:`` and ``payload:`` (None when Kafka prints no payload) for a record
     of ``scope``'s topic, and whether the record decoded."""
@@ -67,7 +72,7 @@ def coordinator_texts(
             return _transaction_text_3_9(record) + (True,)
         key_data = record.key.to_json(record.key.LOWEST_VERSION)
         value_data = None
-        if record.value is not None:
+        if record.value is not None and record.value_version is not None:
             value_data = record.value.to_json(record.value_version)
     except UnknownRecordTypeError as exc:
         if legacy_transactions:
@@ -76,7 +81,7 @@ def coordinator_texts(
     except DecodeError as exc:
         return f"Error at offset {offset}, skipping. {exc}", None, False
     key_text = f'{{"type":"{record.record_type}","data":{kafka_json(key_data)}}}'
-    if value_data is None:
+    if value_data is None or record.value is None:
         return key_text, "<DELETE>", True
     if record.value.NAME == "GroupMetadataValue":
         _decode_consumer_protocol(value_data)
@@ -91,8 +96,10 @@ def coordinator_texts(
 
 def _transaction_text_3_9(record: CoordinatorRecord) -> tuple[str, str]:
     """Kafka 3.9's text for a __transaction_state record."""
-    key = f"transaction_metadata::transactionalId={record.key.transactional_id}"
-    value = record.value
+    # The transaction coordinator's only record type (0): its key and value classes.
+    transactional_id = cast("TransactionLogKey", record.key).transactional_id
+    key = f"transaction_metadata::transactionalId={transactional_id}"
+    value = cast("TransactionLogValue | None", record.value)
     if value is None:
         return key, "<DELETE>"
     state = TRANSACTION_STATES.get(value.transaction_status)
@@ -109,7 +116,7 @@ def _transaction_text_3_9(record: CoordinatorRecord) -> tuple[str, str]:
     )
 
 
-def _decode_consumer_protocol(group: dict) -> None:
+def _decode_consumer_protocol(group: dict[str, Any]) -> None:
     """In a classic group's metadata of protocol type "consumer", each member's subscription and
     assignment bytes (``int16 version, body``) replaced by their JSON, as Kafka's tool shows them;
     bytes that do not decode stay as they are."""

@@ -42,6 +42,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Union
 
 from . import kraft, registries
 from .kraft_rules import (
@@ -61,6 +62,41 @@ from .message import Message
 from .messages import REGISTRY
 from .registries import RegistryLike
 from .uuid import Uuid
+
+if TYPE_CHECKING:
+    from .log.batch import RecordBatch
+    from .log.header import BatchHeader
+    from .log.records import Record
+    from .diskless_messages.topic_partition_to_batch_coordinator_mapping import (
+        TopicPartitionToBatchCoordinatorMapping,
+    )
+    from .messages.abort_transaction_record import AbortTransactionRecord
+    from .messages.access_control_entry_record import AccessControlEntryRecord
+    from .messages.begin_transaction_record import BeginTransactionRecord
+    from .messages.broker_registration_change_record import BrokerRegistrationChangeRecord
+    from .messages.clear_elr_record import ClearElrRecord
+    from .messages.client_quota_record import ClientQuotaRecord
+    from .messages.config_record import ConfigRecord
+    from .messages.delegation_token_record import DelegationTokenRecord
+    from .messages.end_transaction_record import EndTransactionRecord
+    from .messages.feature_level_record import FeatureLevelRecord
+    from .messages.fence_broker_record import FenceBrokerRecord
+    from .messages.no_op_record import NoOpRecord
+    from .messages.partition_change_record import PartitionChangeRecord
+    from .messages.partition_record import PartitionRecord
+    from .messages.producer_ids_record import ProducerIdsRecord
+    from .messages.register_broker_record import RegisterBrokerRecord
+    from .messages.register_controller_record import RegisterControllerRecord
+    from .messages.remove_access_control_entry_record import RemoveAccessControlEntryRecord
+    from .messages.remove_delegation_token_record import RemoveDelegationTokenRecord
+    from .messages.remove_topic_record import RemoveTopicRecord
+    from .messages.remove_user_scram_credential_record import RemoveUserScramCredentialRecord
+    from .messages.topic_record import TopicRecord
+    from .messages.unfence_broker_record import UnfenceBrokerRecord
+    from .messages.unregister_broker_record import UnregisterBrokerRecord
+    from .messages.unregister_controller_record import UnregisterControllerRecord
+    from .messages.user_scram_credential_record import UserScramCredentialRecord
+    from .messages.zk_migration_state_record import ZkMigrationStateRecord
 
 LEADER_RECOVERY_NO_CHANGE = -1  # PartitionChangeRecord.LeaderRecoveryState: leave it
 
@@ -159,7 +195,7 @@ class PartitionRegistration:
     last_known_elr: list[int] = field(default_factory=list)
 
     @classmethod
-    def from_record(cls, record) -> PartitionRegistration:
+    def from_record(cls, record: PartitionRecord) -> PartitionRegistration:
         directories = list(record.directories or [])
         if directories and len(directories) != len(record.replicas):
             raise ValueError(f"{len(directories)} directories for {len(record.replicas)} replicas")
@@ -177,7 +213,7 @@ class PartitionRegistration:
             last_known_elr=list(record.last_known_elr or []),
         )
 
-    def merge(self, change) -> PartitionRegistration:
+    def merge(self, change: PartitionChangeRecord) -> PartitionRegistration:
         """The partition after a PartitionChangeRecord: only the fields it carries change.
 
         Null lists, Leader -2 and LeaderRecoveryState -1 mean "no change". Naming a leader
@@ -289,6 +325,8 @@ class DelegationToken:
 # A client quota entity: its (entity type, entity name) parts sorted by type; a None name is the
 # default entity of that type.
 QuotaEntity = tuple[tuple[str, "str | None"], ...]
+# What the image applies: a message, or a record value decoded by ``kraft``.
+MetadataRecordLike = Union[Message, kraft.MetadataRecord]
 
 
 # --- the image ----------------------------------------------------------------------------
@@ -331,7 +369,7 @@ class MetadataImage:
     # the one its registry marker names (simulate --diskless writes one), else Kafka's. The
     # diskless design's maps record type 29 to its coordinator mapping.
     registry: RegistryLike = field(default=None, repr=False)
-    _before_transaction: dict | None = field(default=None, repr=False)
+    _before_transaction: dict[str, Any] | None = field(default=None, repr=False)
 
     # --- lookups -------------------------------------------------------------------------
 
@@ -355,21 +393,29 @@ class MetadataImage:
     # --- loading -------------------------------------------------------------------------
 
     @classmethod
-    def from_snapshot(cls, path: str | os.PathLike, *, strict: bool = True, registry: RegistryLike = None) -> MetadataImage:
+    def from_snapshot(
+        cls, path: str | os.PathLike[str], *, strict: bool = True, registry: RegistryLike = None
+    ) -> MetadataImage:
         """The image a snapshot file (``<offset>-<epoch>.checkpoint`` or ``bootstrap.checkpoint``) holds."""
         image = cls(strict=strict, registry=registry)
         image.load_snapshot(path)
         return image
 
     @classmethod
-    def from_log_dir(cls, directory: str | os.PathLike, *, strict: bool = True, registry: RegistryLike = None) -> MetadataImage:
+    def from_log_dir(
+        cls,
+        directory: str | os.PathLike[str],
+        *,
+        strict: bool = True,
+        registry: RegistryLike = None,
+    ) -> MetadataImage:
         image = cls(strict=strict, registry=registry)
         image.load_log_dir(directory)
         return image
 
-    def load_snapshot(self, path: str | os.PathLike) -> MetadataImage:
+    def load_snapshot(self, path: str | os.PathLike[str]) -> MetadataImage:
         """Replace the image with the one a snapshot holds."""
-        from .log import SnapshotReader
+        from .log.segment import SnapshotReader
 
         self._reset()
         with SnapshotReader(path) as reader:
@@ -384,7 +430,7 @@ class MetadataImage:
             self.offset, self.epoch = snapshot_id[0] - 1, snapshot_id[1]
         return self
 
-    def load_log_dir(self, directory: str | os.PathLike) -> MetadataImage:
+    def load_log_dir(self, directory: str | os.PathLike[str]) -> MetadataImage:
         """Replace the image with the state a ``__cluster_metadata-0`` directory holds.
 
         Starts from the newest complete snapshot there (if any) and replays the records of the
@@ -395,7 +441,7 @@ class MetadataImage:
         log holds nothing, as ``bootstrap.checkpoint`` beside it (up to 4.3): that file is read then,
         as Kafka's controller reads it on its first start.
         """
-        from .log import list_segments, list_snapshots
+        from .log.segment import list_segments, list_snapshots
 
         directory = Path(directory)
         if not directory.is_dir():
@@ -424,7 +470,7 @@ class MetadataImage:
             self.replay_segment(segment.path, min_offset=start)
         return self
 
-    def replay_segment(self, path: str | os.PathLike, *, min_offset: int = 0) -> MetadataImage:
+    def replay_segment(self, path: str | os.PathLike[str], *, min_offset: int = 0) -> MetadataImage:
         """Apply the metadata records of a ``*.log`` segment whose offset is at least ``min_offset``."""
         # Each batch's records are read one at a time: memory does not grow with a batch's
         # record count. A truncated tail ends the segment (as SegmentReader); other damage
@@ -437,7 +483,7 @@ class MetadataImage:
         registry = self._registry_for(path)
         with MappedFile(path) as source:
             for item in scan(source):
-                if type(item) is Damage:
+                if isinstance(item, Damage):
                     if isinstance(item.error, TruncatedBatchError):
                         break
                     if self.strict:
@@ -457,29 +503,45 @@ class MetadataImage:
                         exc.position = exc.offset = item.position
                     if self.strict:
                         raise
-                    self._problem(f"malformed batch in {path} at byte {item.position}: {exc}", None, None)
+                    self._problem(
+                        f"malformed batch in {path} at byte {item.position}: {exc}", None, None
+                    )
                     continue
                 self.timestamp = header.max_timestamp
         return self
 
-    def _registry_for(self, path) -> RegistryLike:
+    def _registry_for(self, path: str | os.PathLike[str]) -> RegistryLike:
         """The registry to read a file with: the image's, else the one the file's marker names."""
         return self.registry or registries.for_path(path) or REGISTRY
 
-    def _replay_records(self, batch, records, min_offset: int, registry: RegistryLike) -> None:
+    def _replay_records(
+        self,
+        batch: BatchHeader | RecordBatch,
+        records: Iterable[Record],
+        min_offset: int,
+        registry: RegistryLike,
+    ) -> None:
         base_offset, epoch = batch.base_offset, batch.partition_leader_epoch
         for record in records:
             offset = base_offset + record.offset_delta
             if offset < min_offset:
                 continue
             try:
+                if record.value is None:  # the problem bytes(None) in decode_record_value gave
+                    raise TypeError("cannot convert 'NoneType' object to bytes")
                 decoded = kraft.decode_record_value(record.value, registry)
             except Exception as exc:
                 self._problem(f"undecodable record: {exc}", offset, None)
                 continue
             self.apply(decoded, offset=offset, epoch=epoch)
 
-    def replay_batches(self, batches: Iterable, *, min_offset: int = 0, registry: RegistryLike = None) -> MetadataImage:
+    def replay_batches(
+        self,
+        batches: Iterable[RecordBatch | tuple[int, RecordBatch]],
+        *,
+        min_offset: int = 0,
+        registry: RegistryLike = None,
+    ) -> MetadataImage:
         """Apply the metadata records of record batches (control batches are skipped), read with
         ``registry`` (default: the image's, else Kafka's)."""
         registry = registry or self.registry or REGISTRY
@@ -492,7 +554,9 @@ class MetadataImage:
             self.timestamp = batch.max_timestamp
         return self
 
-    def replay(self, records: Iterable) -> MetadataImage:
+    def replay(
+        self, records: Iterable[MetadataRecordLike | tuple[int, MetadataRecordLike]]
+    ) -> MetadataImage:
         """Apply records in order: messages, ``kraft.MetadataRecord``s or ``(offset, record)`` pairs."""
         for item in records:
             if isinstance(item, tuple):
@@ -504,7 +568,9 @@ class MetadataImage:
 
     # --- applying one record -------------------------------------------------------------
 
-    def apply(self, record, *, offset: int | None = None, epoch: int | None = None) -> None:
+    def apply(
+        self, record: MetadataRecordLike, *, offset: int | None = None, epoch: int | None = None
+    ) -> None:
         """Apply one record (a message or a ``kraft.MetadataRecord``) at ``offset`` (default: next)."""
         message: Message = record.message if isinstance(record, kraft.MetadataRecord) else record
         offset = self.offset + 1 if offset is None else offset
@@ -543,7 +609,7 @@ class MetadataImage:
 
     # brokers and controllers
 
-    def _on_RegisterBrokerRecord(self, r) -> None:
+    def _on_RegisterBrokerRecord(self, r: RegisterBrokerRecord) -> None:
         self.brokers[r.broker_id] = BrokerRegistration(
             id=r.broker_id,
             epoch=r.broker_epoch,
@@ -565,10 +631,10 @@ class MetadataImage:
             ),
         )
 
-    def _on_UnregisterBrokerRecord(self, r) -> None:
+    def _on_UnregisterBrokerRecord(self, r: UnregisterBrokerRecord) -> None:
         self.brokers.pop(r.broker_id, None)
 
-    def _on_UnregisterControllerRecord(self, r) -> None:
+    def _on_UnregisterControllerRecord(self, r: UnregisterControllerRecord) -> None:
         # Kafka 4.4: a controller's registration ends; like a broker's, unknown ids are no error
         self.controllers.pop(r.controller_id, None)
 
@@ -582,13 +648,13 @@ class MetadataImage:
             )
         return broker
 
-    def _on_FenceBrokerRecord(self, r) -> None:
+    def _on_FenceBrokerRecord(self, r: FenceBrokerRecord) -> None:
         self._broker(r.id, r.epoch, "fence").fenced = True
 
-    def _on_UnfenceBrokerRecord(self, r) -> None:
+    def _on_UnfenceBrokerRecord(self, r: UnfenceBrokerRecord) -> None:
         self._broker(r.id, r.epoch, "unfence").fenced = False
 
-    def _on_BrokerRegistrationChangeRecord(self, r) -> None:
+    def _on_BrokerRegistrationChangeRecord(self, r: BrokerRegistrationChangeRecord) -> None:
         broker = self._broker(r.broker_id, r.broker_epoch, "change")
         if r.fenced not in (UNFENCE, FENCING_UNCHANGED, FENCE):
             raise ReplayError(f"unknown Fenced value {r.fenced}")
@@ -602,7 +668,7 @@ class MetadataImage:
         if r.cordoned_log_dirs is not None:  # null (the default) leaves the cordoned set alone
             broker.cordoned_directories = list(r.cordoned_log_dirs)
 
-    def _on_RegisterControllerRecord(self, r) -> None:
+    def _on_RegisterControllerRecord(self, r: RegisterControllerRecord) -> None:
         self.controllers[r.controller_id] = ControllerRegistration(
             id=r.controller_id,
             incarnation_id=r.incarnation_id,
@@ -624,20 +690,20 @@ class MetadataImage:
             raise ReplayError(f"cannot {action}: no topic has id {topic_id}")
         return topic
 
-    def _on_TopicRecord(self, r) -> None:
+    def _on_TopicRecord(self, r: TopicRecord) -> None:
         self.topics[r.topic_id] = Topic(r.name, r.topic_id)
 
-    def _on_RemoveTopicRecord(self, r) -> None:
+    def _on_RemoveTopicRecord(self, r: RemoveTopicRecord) -> None:
         topic = self._topic_by_id(r.topic_id, "remove topic")
         del self.topics[r.topic_id]
         self.configs.pop((TOPIC_RESOURCE, topic.name), None)
         self.diskless.pop(r.topic_id, None)
 
-    def _on_PartitionRecord(self, r) -> None:
+    def _on_PartitionRecord(self, r: PartitionRecord) -> None:
         topic = self._topic_by_id(r.topic_id, f"add partition {r.partition_id}")
         topic.partitions[r.partition_id] = PartitionRegistration.from_record(r)
 
-    def _on_PartitionChangeRecord(self, r) -> None:
+    def _on_PartitionChangeRecord(self, r: PartitionChangeRecord) -> None:
         topic = self._topic_by_id(r.topic_id, f"change partition {r.partition_id}")
         partition = topic.partitions.get(r.partition_id)
         if partition is None:
@@ -646,13 +712,15 @@ class MetadataImage:
             )
         topic.partitions[r.partition_id] = partition.merge(r)
 
-    def _on_ClearElrRecord(self, r) -> None:
+    def _on_ClearElrRecord(self, r: ClearElrRecord) -> None:
         # Empty the eligible and last-known-eligible leader replicas of one topic's partitions, or
         # of every topic's when TopicName is empty (written when the ELR feature is turned off).
         if r.topic_name:
             topics = [t for t in self.topics.values() if t.name == r.topic_name]
             if not topics:
-                raise ReplayError(f"cannot clear the ELRs of topic {r.topic_name}: it does not exist")
+                raise ReplayError(
+                    f"cannot clear the ELRs of topic {r.topic_name}: it does not exist"
+                )
         else:
             topics = list(self.topics.values())
         for topic in topics:
@@ -660,12 +728,16 @@ class MetadataImage:
                 partition.elr = []
                 partition.last_known_elr = []
 
-    def _on_TopicPartitionToBatchCoordinatorMapping(self, r) -> None:
-        self.diskless.setdefault(r.topic_id, {})[r.partition_index] = r.batch_coordinator_partition_index
+    def _on_TopicPartitionToBatchCoordinatorMapping(
+        self, r: TopicPartitionToBatchCoordinatorMapping
+    ) -> None:
+        self.diskless.setdefault(r.topic_id, {})[
+            r.partition_index
+        ] = r.batch_coordinator_partition_index
 
     # configs, features, producer ids
 
-    def _on_ConfigRecord(self, r) -> None:
+    def _on_ConfigRecord(self, r: ConfigRecord) -> None:
         key = (r.resource_type, r.resource_name)
         if r.value is None:
             configs = self.configs.get(key)
@@ -676,29 +748,29 @@ class MetadataImage:
         else:
             self.configs.setdefault(key, {})[r.name] = r.value
 
-    def _on_FeatureLevelRecord(self, r) -> None:
+    def _on_FeatureLevelRecord(self, r: FeatureLevelRecord) -> None:
         if r.feature_level == 0:
             self.features.pop(r.name, None)
         else:
             self.features[r.name] = r.feature_level
 
-    def _on_ZkMigrationStateRecord(self, r) -> None:
+    def _on_ZkMigrationStateRecord(self, r: ZkMigrationStateRecord) -> None:
         self.zk_migration_state = r.zk_migration_state
 
-    def _on_ProducerIdsRecord(self, r) -> None:
+    def _on_ProducerIdsRecord(self, r: ProducerIdsRecord) -> None:
         self.producer_ids = ProducerIds(r.next_producer_id, r.broker_id, r.broker_epoch)
 
     # security and quotas
 
-    def _on_AccessControlEntryRecord(self, r) -> None:
+    def _on_AccessControlEntryRecord(self, r: AccessControlEntryRecord) -> None:
         self.acls[r.id] = Acl(r.id, r.resource_type, r.resource_name, r.pattern_type, r.principal, r.host,
                               r.operation, r.permission_type)  # fmt: skip
 
-    def _on_RemoveAccessControlEntryRecord(self, r) -> None:
+    def _on_RemoveAccessControlEntryRecord(self, r: RemoveAccessControlEntryRecord) -> None:
         if self.acls.pop(r.id, None) is None:
             raise ReplayError(f"cannot remove ACL {r.id}: no ACL has that id")
 
-    def _on_ClientQuotaRecord(self, r) -> None:
+    def _on_ClientQuotaRecord(self, r: ClientQuotaRecord) -> None:
         entity = tuple(sorted((part.entity_type, part.entity_name) for part in r.entity))
         if r.remove:
             quotas = self.client_quotas.get(entity)
@@ -709,15 +781,15 @@ class MetadataImage:
         else:
             self.client_quotas.setdefault(entity, {})[r.key] = r.value
 
-    def _on_UserScramCredentialRecord(self, r) -> None:
+    def _on_UserScramCredentialRecord(self, r: UserScramCredentialRecord) -> None:
         self.scram[(r.mechanism, r.name)] = ScramCredential(
             r.name, r.mechanism, r.salt, r.stored_key, r.server_key, r.iterations
         )
 
-    def _on_RemoveUserScramCredentialRecord(self, r) -> None:
+    def _on_RemoveUserScramCredentialRecord(self, r: RemoveUserScramCredentialRecord) -> None:
         self.scram.pop((r.mechanism, r.name), None)
 
-    def _on_DelegationTokenRecord(self, r) -> None:
+    def _on_DelegationTokenRecord(self, r: DelegationTokenRecord) -> None:
         self.delegation_tokens[r.token_id] = DelegationToken(
             r.token_id,
             r.owner,
@@ -728,18 +800,18 @@ class MetadataImage:
             r.expiration_timestamp,
         )
 
-    def _on_RemoveDelegationTokenRecord(self, r) -> None:
+    def _on_RemoveDelegationTokenRecord(self, r: RemoveDelegationTokenRecord) -> None:
         self.delegation_tokens.pop(r.token_id, None)
 
     # markers
 
-    def _on_NoOpRecord(self, r) -> None:
+    def _on_NoOpRecord(self, r: NoOpRecord) -> None:
         pass
 
     _STATE = ("brokers", "controllers", "topics", "configs", "features", "zk_migration_state", "producer_ids",
               "acls", "client_quotas", "scram", "delegation_tokens", "diskless")  # fmt: skip
 
-    def _on_BeginTransactionRecord(self, r) -> None:
+    def _on_BeginTransactionRecord(self, r: BeginTransactionRecord) -> None:
         if self.transaction is not None:
             raise ReplayError(
                 f"a metadata transaction begins inside transaction {self.transaction!r}"
@@ -749,14 +821,16 @@ class MetadataImage:
         )
         self.transaction = r.name or ""
 
-    def _on_EndTransactionRecord(self, r) -> None:
+    def _on_EndTransactionRecord(self, r: EndTransactionRecord) -> None:
         if self.transaction is None:
             raise ReplayError("a metadata transaction ends outside any transaction")
         self.transaction = self._before_transaction = None
 
-    def _on_AbortTransactionRecord(self, r) -> None:
+    def _on_AbortTransactionRecord(self, r: AbortTransactionRecord) -> None:
         if self.transaction is None:
             raise ReplayError("a metadata transaction is aborted outside any transaction")
-        for name, value in self._before_transaction.items():
+        before = self._before_transaction
+        assert before is not None  # set when the transaction began
+        for name, value in before.items():
             setattr(self, name, value)
         self.transaction = self._before_transaction = None

@@ -10,6 +10,22 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from .image import (
+        Acl,
+        BrokerRegistration,
+        ControllerRegistration,
+        DelegationToken,
+        Endpoint,
+        FeatureRange,
+        PartitionRegistration,
+        QuotaEntity,
+        ScramCredential,
+    )
 
 # MetadataVersion names by feature level, as Kafka 4.4.0's MetadataVersion names them (3.0-IV1 to
 # 4.4-IV2, the latest production level, and 4.5-IV0, not yet production).
@@ -55,6 +71,7 @@ def java_double(value: float) -> str:
     if value == 0 or 1e-3 <= abs(value) < 1e7:
         return repr(float(value))  # Python's shortest digits, never in exponent form in this range
     sign, digits, exponent = Decimal(repr(float(value))).as_tuple()
+    assert isinstance(exponent, int)  # a finite value's exponent (not 'n', 'N' or 'F')
     text = "".join(map(str, digits))
     mantissa = text[0] + "." + (text[1:].rstrip("0") or "0")
     return f"{'-' if sign else ''}{mantissa}E{exponent + len(text) - 1}"
@@ -70,11 +87,11 @@ def iso_zoned_utc(millis: int) -> str:
     return text + "Z[UTC]"
 
 
-def _list(values) -> str:
+def _list(values: Iterable[Any]) -> str:
     return "[" + ", ".join(str(v) for v in values) + "]"
 
 
-def _endpoints(listeners) -> str:
+def _endpoints(listeners: Mapping[str, Endpoint]) -> str:
     return _list(
         f"Endpoint(listenerName='{e.name}', securityProtocol="
         f"{SECURITY_PROTOCOLS.get(e.security_protocol, e.security_protocol)}, host='{e.host}', port={e.port})"
@@ -82,7 +99,7 @@ def _endpoints(listeners) -> str:
     )
 
 
-def _version_range(r) -> str:
+def _version_range(r: FeatureRange) -> str:
     if r.min_supported == r.max_supported:
         return str(r.min_supported)
     if r.max_supported == _MAX_VERSION:
@@ -90,15 +107,19 @@ def _version_range(r) -> str:
     return f"{r.min_supported}-{r.max_supported}"
 
 
-def _features(features) -> str:
-    return "{" + ", ".join(f"{name}: {_version_range(r)}" for name, r in sorted(features.items())) + "}"
+def _features(features: Mapping[str, FeatureRange]) -> str:
+    return (
+        "{"
+        + ", ".join(f"{name}: {_version_range(r)}" for name, r in sorted(features.items()))
+        + "}"
+    )
 
 
 def _bool(value: bool) -> str:
     return "true" if value else "false"
 
 
-def broker_text(b) -> str:
+def broker_text(b: BrokerRegistration) -> str:
     rack = "Optional.empty" if b.rack is None else f"Optional[{b.rack}]"
     cordoned = "null" if b.cordoned_directories is None else _list(b.cordoned_directories)
     return (
@@ -110,7 +131,7 @@ def broker_text(b) -> str:
     )
 
 
-def controller_text(c) -> str:
+def controller_text(c: ControllerRegistration) -> str:
     return (
         f"ControllerRegistration(id={c.id}, incarnationId={c.incarnation_id}, "
         f"zkMigrationReady={_bool(c.zk_migration_ready)}, listeners={_endpoints(c.listeners)}, "
@@ -118,7 +139,7 @@ def controller_text(c) -> str:
     )
 
 
-def partition_text(p) -> str:
+def partition_text(p: PartitionRegistration) -> str:
     state = LEADER_RECOVERY_STATES.get(p.leader_recovery_state, p.leader_recovery_state)
     return (
         f"PartitionRegistration(replicas={_list(p.replicas)}, directories={_list(p.directories)}, "
@@ -129,7 +150,7 @@ def partition_text(p) -> str:
     )
 
 
-def acl_text(a) -> str:
+def acl_text(a: Acl) -> str:
     return (
         f"StandardAcl[resourceType={ACL_RESOURCE_TYPES.get(a.resource_type, a.resource_type)}, "
         f"resourceName={a.resource_name}, patternType={ACL_PATTERN_TYPES.get(a.pattern_type, a.pattern_type)}, "
@@ -138,14 +159,14 @@ def acl_text(a) -> str:
     )
 
 
-def scram_text(c) -> str:
+def scram_text(c: ScramCredential) -> str:
     return (
         f"ScramCredentialData(salt={c.salt.hex()}, storedKey={c.stored_key.hex()}, "
         f"serverKey={c.server_key.hex()}, iterations={c.iterations})"
     )
 
 
-def delegation_token_text(t) -> str:
+def delegation_token_text(t: DelegationToken) -> str:
     # Kafka's own form, unbalanced parentheses included.
     return (
         f"DelegationTokenDatatokenId={t.token_id}(owner={t.owner}(tokenRequester={t.requester}"
@@ -165,7 +186,7 @@ def _quota_part(text: str) -> str:
 DEFAULT_ENTITY_NAME = "<default>"
 
 
-def quota_entity_name(entity) -> str:
+def quota_entity_name(entity: QuotaEntity) -> str:
     """``clientId(a)_ip(b)_user(c)``: the parts in that order, ``\\``, ``(`` and ``)`` escaped.
 
     Kafka's shell cannot name a default entity (a null name); we write ``<default>`` for it."""
@@ -175,7 +196,9 @@ def quota_entity_name(entity) -> str:
     for kind in ("client-id", "ip", "user"):
         if kind in parts:
             name = parts[kind]
-            out.append(f"{names[kind]}({DEFAULT_ENTITY_NAME if name is None else _quota_part(name)})")
+            out.append(
+                f"{names[kind]}({DEFAULT_ENTITY_NAME if name is None else _quota_part(name)})"
+            )
     out.extend(f"{kind}({_quota_part(name or DEFAULT_ENTITY_NAME)})" for kind, name in entity
                if kind not in names)  # fmt: skip
     return "_".join(out)

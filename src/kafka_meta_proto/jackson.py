@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from decimal import Decimal
+from typing import Any
 
 
 def java_double(value: float) -> str:
@@ -18,6 +19,7 @@ def java_double(value: float) -> str:
     if value == 0:
         return "-0.0" if str(value).startswith("-") else "0.0"
     sign, digit_tuple, exponent = Decimal(repr(value)).as_tuple()
+    assert isinstance(exponent, int)  # a finite value's exponent (not 'n', 'N' or 'F')
     digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
     # value = 0.d1d2... scaled: d1.d2d3... * 10**sci
     sci = len(digit_tuple) - 1 + exponent
@@ -36,7 +38,7 @@ _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=F
 _dumps_str = json.JSONEncoder(ensure_ascii=False).encode
 
 
-def _java_json(obj) -> str:
+def _java_json(obj: Any) -> str:
     """The slow path of kafka_json: floats as Java writes them, unknown tagged fields left out."""
     if isinstance(obj, dict):
         return (
@@ -56,7 +58,7 @@ def _java_json(obj) -> str:
     return _dumps(obj)
 
 
-def kafka_json(obj, has_floats: bool = False) -> str:
+def kafka_json(obj: Any, has_floats: bool = False) -> str:
     """Compact JSON text of a ``to_json`` dict as Kafka's tools print it (Jackson's toString).
 
     Jackson writes non-ASCII characters as they are and control characters as ``\\u00XX`` with
@@ -74,7 +76,7 @@ def kafka_json(obj, has_floats: bool = False) -> str:
 _FLOAT_CLASSES: dict[type, bool] = {}
 
 
-def has_float_fields(cls) -> bool:
+def has_float_fields(cls: type) -> bool:
     """Whether a message class (or one of its structs) has a float64 field."""
     known = _FLOAT_CLASSES.get(cls)
     if known is None:

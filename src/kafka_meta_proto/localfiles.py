@@ -20,11 +20,16 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Union
 
 from .uuid import Uuid
+
+# A file's path as the functions here take it.
+StrPath = Union[str, "os.PathLike[str]"]
 
 PARTITION_METADATA = "partition.metadata"
 META_PROPERTIES = "meta.properties"
@@ -34,13 +39,13 @@ PARTITION_METADATA_VERSION = 0
 class LocalFileError(ValueError):
     """A local metadata file that is missing, malformed or inconsistent."""
 
-    def __init__(self, path, problem: str):
+    def __init__(self, path: StrPath, problem: str):
         self.path = str(path)
         self.problem = problem
         super().__init__(f"{self.path}: {problem}")
 
 
-def _file(path, name: str) -> Path:
+def _file(path: StrPath, name: str) -> Path:
     path = Path(path)
     return path / name if path.is_dir() else path
 
@@ -68,7 +73,7 @@ def _write_atomically(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _parse_uuid(path, key: str, value: str) -> Uuid:
+def _parse_uuid(path: StrPath, key: str, value: str) -> Uuid:
     try:
         return Uuid.from_string(value)
     except ValueError:
@@ -94,7 +99,7 @@ _KEY_VALUE = re.compile(r":[ \t\n\x0b\f\r]+")  # Java's ":\\s+"
 _INT = re.compile(r"[+-]?[0-9]+")  # what Java's Integer.parseInt takes (range aside)
 
 
-def parse_partition_metadata(text: str, path="partition.metadata") -> PartitionMetadata:
+def parse_partition_metadata(text: str, path: StrPath = "partition.metadata") -> PartitionMetadata:
     lines = re.split(r"\r\n|\r|\n", text)
 
     def field(index: int, key: str) -> str:
@@ -120,13 +125,13 @@ def parse_partition_metadata(text: str, path="partition.metadata") -> PartitionM
     return PartitionMetadata(topic_id, version)
 
 
-def read_partition_metadata(path) -> PartitionMetadata:
+def read_partition_metadata(path: StrPath) -> PartitionMetadata:
     """Read ``partition.metadata``; ``path`` is the file or the partition directory."""
     path = _file(path, PARTITION_METADATA)
     return parse_partition_metadata(_read_text(path), path)
 
 
-def write_partition_metadata(path, topic_id: Uuid) -> Path:
+def write_partition_metadata(path: StrPath, topic_id: Uuid) -> Path:
     """Write ``partition.metadata`` (``path``: the file or the partition directory); returns the file."""
     path = _file(path, PARTITION_METADATA)
     _write_atomically(path, PartitionMetadata(topic_id).encode())
@@ -140,9 +145,9 @@ _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
-def _logical_lines(text: str):
+def _logical_lines(text: str) -> Iterator[str]:
     """Java's LineReader: skip blank and comment lines, join lines ending in an odd number of ``\\``."""
-    pending = None
+    pending: str | None = None
     for line in re.split(r"\r\n|\r|\n", text):
         stripped = line.lstrip(" \t\f")
         if pending is None and (not stripped or stripped[0] in "#!"):
@@ -158,7 +163,7 @@ def _logical_lines(text: str):
         yield pending
 
 
-def _unescape(text: str, path) -> str:
+def _unescape(text: str, path: StrPath) -> str:
     out, i = [], 0
     while i < len(text):
         c = text[i]
@@ -179,7 +184,7 @@ def _unescape(text: str, path) -> str:
     return "".join(out)
 
 
-def parse_properties(text: str, path="<properties>") -> dict[str, str]:
+def parse_properties(text: str, path: StrPath = "<properties>") -> dict[str, str]:
     """The key/value pairs of a Java properties text (``Properties.load`` rules)."""
     props = {}
     for line in _logical_lines(text):
@@ -255,7 +260,7 @@ class MetaProperties:
         return props
 
 
-def _int_prop(props: dict, key: str, path, required: bool) -> int | None:
+def _int_prop(props: dict[str, str], key: str, path: StrPath, required: bool) -> int | None:
     value = props.get(key)
     if value is None:
         if required:
@@ -269,7 +274,7 @@ def _int_prop(props: dict, key: str, path, required: bool) -> int | None:
     return number
 
 
-def parse_meta_properties(text: str, path="meta.properties") -> MetaProperties:
+def parse_meta_properties(text: str, path: StrPath = "meta.properties") -> MetaProperties:
     props = parse_properties(text, path)
     raw_version = props.get("version", "0")
     if not _INT.fullmatch(raw_version.strip()):
@@ -292,13 +297,15 @@ def parse_meta_properties(text: str, path="meta.properties") -> MetaProperties:
     return MetaProperties(version, cluster_id, node_id, directory_id)
 
 
-def read_meta_properties(path) -> MetaProperties:
+def read_meta_properties(path: StrPath) -> MetaProperties:
     """Read ``meta.properties``; ``path`` is the file or the log directory."""
     path = _file(path, META_PROPERTIES)
     return parse_meta_properties(_read_text(path), path)
 
 
-def write_meta_properties(path, meta: MetaProperties, moment: datetime | None = None) -> Path:
+def write_meta_properties(
+    path: StrPath, meta: MetaProperties, moment: datetime | None = None
+) -> Path:
     """Write ``meta.properties`` (``path``: the file or the log directory); returns the file.
 
     The values are checked the way reading them back would check them.

@@ -28,9 +28,18 @@ from __future__ import annotations
 import fnmatch
 import shlex
 import sys
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any, TextIO, cast
 
-from .image import CONFIG_RESOURCE_TYPES, ZK_MIGRATION_STATES, MetadataImage
+from .image import (
+    CONFIG_RESOURCE_TYPES,
+    ZK_MIGRATION_STATES,
+    Endpoint,
+    FeatureRange,
+    MetadataImage,
+    Topic,
+)
 from .image_text import (
     ACL_OPERATIONS,
     ACL_PATTERN_TYPES,
@@ -40,12 +49,9 @@ from .image_text import (
     SCRAM_MECHANISMS,
     SECURITY_PROTOCOLS,
 )
-from .shell_layout import KafkaDir, kafka_tree
+from .shell_layout import KafkaDir, Node, Tree, kafka_tree
 
 DEFAULT_NAME = "<default>"
-
-Tree = dict  # a directory: name -> Tree | str (a file's text)
-
 
 # --- the image as a tree --------------------------------------------------------------------
 
@@ -56,7 +62,7 @@ def escape_name(name: str) -> str:
     return text.replace(".", "%2E") if text in (".", "..") else text
 
 
-def _text(value) -> str:
+def _text(value: object) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -72,19 +78,19 @@ def _coded(code: int, names: dict[int, str]) -> str:
     return f"{names[code]} ({code})" if code in names else str(code)
 
 
-def _endpoints(endpoints) -> Tree:
+def _endpoints(endpoints: Mapping[str, Endpoint]) -> Tree:
     return {escape_name(e.name): {"host": e.host, "port": str(e.port),
                                   "securityProtocol": _coded(e.security_protocol, SECURITY_PROTOCOLS)}
             for e in endpoints.values()}  # fmt: skip
 
 
-def _supported(features) -> Tree:
+def _supported(features: Mapping[str, FeatureRange]) -> Tree:
     return {escape_name(name): {"minSupportedVersion": str(r.min_supported), "maxSupportedVersion": str(r.max_supported)}
             for name, r in features.items()}  # fmt: skip
 
 
-def _topic_tree(topic) -> Tree:
-    partitions = {}
+def _topic_tree(topic: Topic) -> Tree:
+    partitions: Tree = {}
     for index, p in topic.partitions.items():
         partitions[str(index)] = {
             "replicas": _text(p.replicas),
@@ -104,7 +110,7 @@ def _topic_tree(topic) -> Tree:
 
 def image_tree(image: MetadataImage) -> Tree:
     """The image as nested dicts (directories) of strings (file contents)."""
-    brokers = {
+    brokers: Tree = {
         str(b.id): {
             "id": str(b.id),
             "epoch": str(b.epoch),
@@ -120,7 +126,7 @@ def image_tree(image: MetadataImage) -> Tree:
         }
         for b in image.brokers.values()
     }
-    controllers = {
+    controllers: Tree = {
         str(c.id): {
             "id": str(c.id),
             "incarnationId": str(c.incarnation_id),
@@ -130,28 +136,36 @@ def image_tree(image: MetadataImage) -> Tree:
         }
         for c in image.controllers.values()
     }
-    topics = {escape_name(t.name): _topic_tree(t) for t in image.topics.values()}
-    topic_ids = {str(t.id): topics[escape_name(t.name)] for t in image.topics.values()}
+    topics: Tree = {escape_name(t.name): _topic_tree(t) for t in image.topics.values()}
+    topic_ids: Tree = {str(t.id): topics[escape_name(t.name)] for t in image.topics.values()}
+    # Below, setdefault(name, {}) gives back a directory (the casts): these names hold no files.
     configs: Tree = {}
     for (rtype, rname), values in image.configs.items():
-        by_type = configs.setdefault(CONFIG_RESOURCE_TYPES.get(rtype, str(rtype)), {})
+        by_type = cast(Tree, configs.setdefault(CONFIG_RESOURCE_TYPES.get(rtype, str(rtype)), {}))
         by_type[escape_name(rname) if rname else DEFAULT_NAME] = {
             escape_name(k): v for k, v in values.items()
         }
     quotas: Tree = {}
-    for entity, values in image.client_quotas.items():
+    for entity, quota_values in image.client_quotas.items():
         node = quotas
         for etype, ename in entity:
-            node = node.setdefault(escape_name(etype), {}).setdefault(
-                DEFAULT_NAME if ename is None else escape_name(ename), {}
+            by_entity_type = cast(Tree, node.setdefault(escape_name(etype), {}))
+            node = cast(
+                Tree,
+                by_entity_type.setdefault(
+                    DEFAULT_NAME if ename is None else escape_name(ename), {}
+                ),
             )
-        node.update({escape_name(k): _text(v) for k, v in values.items()})
+        node.update({escape_name(k): _text(v) for k, v in quota_values.items()})
     scram: Tree = {}
     for (mechanism, name), c in image.scram.items():
-        scram.setdefault(SCRAM_MECHANISMS.get(mechanism, str(mechanism)), {})[escape_name(name)] = {
+        by_mechanism = cast(
+            Tree, scram.setdefault(SCRAM_MECHANISMS.get(mechanism, str(mechanism)), {})
+        )
+        by_mechanism[escape_name(name)] = {
             "salt": c.salt.hex(), "storedKey": c.stored_key.hex(), "serverKey": c.server_key.hex(), "iterations": str(c.iterations),
         }  # fmt: skip
-    tokens = {
+    tokens: Tree = {
         escape_name(t.token_id): {
             "owner": t.owner, "requester": t.requester, "renewers": _text(t.renewers),
             "issueTimestamp": str(t.issue_timestamp), "maxTimestamp": str(t.max_timestamp),
@@ -159,7 +173,7 @@ def image_tree(image: MetadataImage) -> Tree:
         }  # fmt: skip
         for t in image.delegation_tokens.values()
     }
-    acls = {
+    acls: Tree = {
         str(a.id): {
             "resourceType": _coded(a.resource_type, ACL_RESOURCE_TYPES),
             "resourceName": a.resource_name,
@@ -171,7 +185,7 @@ def image_tree(image: MetadataImage) -> Tree:
         }
         for a in image.acls.values()
     }
-    producer_ids = {}
+    producer_ids: Tree = {}
     if image.producer_ids is not None:
         p = image.producer_ids
         producer_ids = {
@@ -179,7 +193,7 @@ def image_tree(image: MetadataImage) -> Tree:
             "brokerId": str(p.broker_id),
             "brokerEpoch": str(p.broker_epoch),
         }
-    tree = {
+    tree: Tree = {
         "brokers": brokers,
         "controllers": controllers,
         "topics": topics,
@@ -210,7 +224,7 @@ class ShellError(Exception):
     """A command failed; the message is printed to stderr."""
 
 
-def _sort_key(name: str):
+def _sort_key(name: str) -> tuple[int, int, str]:
     # Numbers in numeric order (partitions 0, 1, 2, 10), before other names.
     return (0, int(name), "") if name.isdigit() else (1, 0, name)
 
@@ -298,26 +312,26 @@ class MetadataShell:
 
     tree: Tree
     aliases: Tree = field(default_factory=dict)  # top-level names resolvable but not listed
-    out: object = None
-    err: object = None
+    out: TextIO | None = None  # default sys.stdout
+    err: TextIO | None = None  # default sys.stderr
     cwd: str = "/"
     history: list[str] = field(default_factory=list)
     exited: bool = False
 
     @classmethod
-    def for_image(cls, image: MetadataImage, **kwargs) -> MetadataShell:
+    def for_image(cls, image: MetadataImage, **kwargs: Any) -> MetadataShell:
         """Kafka's layout, with the old one's paths as aliases."""
         return cls(kafka_tree(image, timestamp=image.timestamp), image_tree(image), **kwargs)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.out = self.out or sys.stdout
         self.err = self.err or sys.stderr
 
     # -- path lookups ---------------------------------------------------------------------
 
-    def lookup(self, path: str) -> tuple[str, Tree | str]:
+    def lookup(self, path: str) -> tuple[str, Node]:
         """``(absolute path, node)`` of ``path``, else ShellError."""
-        node: Tree | str = self.tree
+        node: Node = self.tree
         parts = normalize(self.cwd, path)
         for i, part in enumerate(parts):
             if not isinstance(node, dict):
@@ -381,12 +395,13 @@ class MetadataShell:
             print(f"{words[0]}: unknown command (type help for the list)", file=self.err)
             return 1
         try:
-            return handler(args) or 0
+            status: int = handler(args) or 0
+            return status
         except ShellError as exc:
             print(f"{name}: {exc}", file=self.err)
             return 1
 
-    def run_lines(self, lines) -> int:
+    def run_lines(self, lines: Iterable[str]) -> int:
         """Run commands until the lines run out or one is ``exit``; 1 if any of them failed."""
         status = 0
         for line in lines:
@@ -400,11 +415,11 @@ class MetadataShell:
 
     # -- commands -------------------------------------------------------------------------
 
-    def _cmd_pwd(self, args) -> int:
+    def _cmd_pwd(self, args: list[str]) -> int:
         self._print(self.cwd)
         return 0
 
-    def _cmd_cd(self, args) -> int:
+    def _cmd_cd(self, args: list[str]) -> int:
         if len(args) > 1:
             raise ShellError("too many arguments")
         paths = self.expand(args[0]) if args else ["/"]
@@ -416,7 +431,7 @@ class MetadataShell:
         self.cwd = path
         return 0
 
-    def _cmd_ls(self, args) -> int:
+    def _cmd_ls(self, args: list[str]) -> int:
         long = False
         paths = []
         for arg in args:
@@ -436,29 +451,29 @@ class MetadataShell:
                 status = 1
         files = [(_last_component(p), n) for p, n in targets if not isinstance(n, dict)]
         dirs = [(_last_component(p), n) for p, n in targets if isinstance(n, dict)]
-        for name, node in files:
-            self._print(self._ls_line(name, node) if long else name)
+        for name, text in files:
+            self._print(self._ls_line(name, text) if long else name)
         # Kafka's layout of the listing: a heading per directory when there is more than one
         # target, a blank line before every heading but the first, nothing for an empty one.
         headed, first = len(targets) > 1, not files
-        for name, node in dirs:
+        for name, directory in dirs:
             heading = "" if first else "\n"
             first = False
-            if not node:
+            if not directory:
                 continue
             if headed:
                 self._print(f"{heading}{name}:")
-            for entry in children(node):
-                self._print(self._ls_line(entry, node[entry]) if long else entry)
+            for entry in children(directory):
+                self._print(self._ls_line(entry, directory[entry]) if long else entry)
         return status
 
     @staticmethod
-    def _ls_line(name: str, node) -> str:
+    def _ls_line(name: str, node: Node) -> str:
         if isinstance(node, dict):
             return f"d {len(node):>8} {name}"
         return f"- {len(node):>8} {name}"
 
-    def _cmd_cat(self, args) -> int:
+    def _cmd_cat(self, args: list[str]) -> int:
         if not args:
             raise ShellError(f"missing operand (usage: {COMMANDS['cat'].usage})")
         status = 0
@@ -474,7 +489,7 @@ class MetadataShell:
                 status = 1
         return status
 
-    def _cmd_find(self, args) -> int:
+    def _cmd_find(self, args: list[str]) -> int:
         status = 0
         for pattern in args or ["."]:
             try:
@@ -485,13 +500,13 @@ class MetadataShell:
                 status = 1
         return status
 
-    def _walk(self, path: str, node) -> None:
+    def _walk(self, path: str, node: Node) -> None:
         self._print(path)
         if isinstance(node, dict):
             for name in children(node):
                 self._walk(join(path, name), node[name])
 
-    def _cmd_tree(self, args) -> int:
+    def _cmd_tree(self, args: list[str]) -> int:
         if not args:
             raise ShellError(f"missing operand (usage: {COMMANDS['tree'].usage})")
         status = 0
@@ -504,7 +519,7 @@ class MetadataShell:
                 status = 1
         return status
 
-    def _print_tree(self, node, indent: str) -> None:
+    def _print_tree(self, node: Node, indent: str) -> None:
         if not isinstance(node, dict):
             self._print(indent + node)
             return
@@ -512,7 +527,7 @@ class MetadataShell:
             self._print(f"{indent}{name}:")
             self._print_tree(node[name], indent + "  ")
 
-    def _cmd_history(self, args) -> int:
+    def _cmd_history(self, args: list[str]) -> int:
         entries = list(enumerate(self.history, start=1))
         if args:
             try:
@@ -524,13 +539,13 @@ class MetadataShell:
             self._print(f"{number:5d}  {line}")
         return 0
 
-    def _cmd_help(self, args) -> int:
+    def _cmd_help(self, args: list[str]) -> int:
         self._print("Commands (man COMMAND for details):")
         for command in COMMANDS.values():
             self._print(f"  {command.usage:<22} {command.summary}")
         return 0
 
-    def _cmd_man(self, args) -> int:
+    def _cmd_man(self, args: list[str]) -> int:
         if len(args) != 1:
             raise ShellError(f"usage: {COMMANDS['man'].usage}")
         command = COMMANDS.get(ALIASES.get(args[0], args[0]))
@@ -543,7 +558,7 @@ class MetadataShell:
             self._print(f"  {line}")
         return 0
 
-    def _cmd_exit(self, args) -> int:
+    def _cmd_exit(self, args: list[str]) -> int:
         self.exited = True
         return 0
 
@@ -574,7 +589,7 @@ class MetadataShell:
 # --- interactive mode ---------------------------------------------------------------------------
 
 
-def _readline_no_append():
+def _readline_no_append() -> Callable[[], None] | None:
     """A function that stops GNU readline adding a space after the completion (for a directory's
     ``/``), or None when the readline library does not allow it."""
     try:
@@ -590,7 +605,7 @@ def _readline_no_append():
     except (ImportError, OSError, ValueError, AttributeError):
         return None
 
-    def no_append():
+    def no_append() -> None:
         append.value = 0
 
     return no_append
@@ -603,7 +618,7 @@ def interactive(shell: MetadataShell, *, banner: str | None = None) -> int:
     no_append = _readline_no_append()
     matches: list[str] = []
 
-    def complete(text: str, state: int):
+    def complete(text: str, state: int) -> str | None:
         nonlocal matches
         if state == 0:
             line = readline.get_line_buffer()[: readline.get_begidx()]

@@ -22,8 +22,10 @@ which Kafka does not know, appear as ``/image/diskless/<topic id>/<partition>`` 
 
 from __future__ import annotations
 
+from typing import Union
+
 from . import __version__
-from .image import METADATA_VERSION, MetadataImage
+from .image import METADATA_VERSION, MetadataImage, Topic
 from .image_text import (
     SCRAM_MECHANISMS,
     acl_text,
@@ -42,11 +44,16 @@ from .image_text import (
 KRAFT_VERSION = "kraft.version"  # lives in the raft layer; Kafka's features image leaves it out
 
 
-class KafkaDir(dict):
+# A node of a shell's tree: a file's text, or a directory (name -> node).
+Node = Union[str, "Tree"]
+Tree = dict[str, Node]
+
+
+class KafkaDir(Tree):
     """A directory of Kafka's layout: listed in plain string order, as Kafka's shell sorts."""
 
 
-def _topic(topic) -> KafkaDir:
+def _topic(topic: Topic) -> KafkaDir:
     node = KafkaDir(name=topic.name, id=str(topic.id))
     node.update((str(index), partition_text(p)) for index, p in topic.partitions.items())
     return node
@@ -69,17 +76,17 @@ def _configs(image: MetadataImage) -> KafkaDir:
 
 
 def _scram(image: MetadataImage) -> KafkaDir:
-    node = KafkaDir((mechanism, KafkaDir()) for mechanism in SCRAM_MECHANISMS.values())
+    by_mechanism = {mechanism: KafkaDir() for mechanism in SCRAM_MECHANISMS.values()}
     for (mechanism, user), credential in image.scram.items():
         if mechanism in SCRAM_MECHANISMS:
-            node[SCRAM_MECHANISMS[mechanism]][user] = scram_text(credential)
-    return node
+            by_mechanism[SCRAM_MECHANISMS[mechanism]][user] = scram_text(credential)
+    return KafkaDir(by_mechanism)
 
 
 def kafka_tree(image: MetadataImage, *, timestamp: int = 0) -> KafkaDir:
     """The image under ``/image`` and this tool under ``/local``, as Kafka's shell shows them.
     ``timestamp`` is the time of the batch holding the last record (for the provenance)."""
-    topics = [_topic(t) for t in image.topics.values()]
+    topics = [(t, _topic(t)) for t in image.topics.values()]
     producer_ids = -1 if image.producer_ids is None else image.producer_ids.next_producer_id
     tree = KafkaDir(
         acls=KafkaDir(byId=KafkaDir((str(a.id), acl_text(a)) for a in image.acls.values())),
@@ -89,7 +96,9 @@ def kafka_tree(image: MetadataImage, *, timestamp: int = 0) -> KafkaDir:
         ),
         cluster=KafkaDir(
             brokers=KafkaDir((str(b.id), broker_text(b)) for b in image.brokers.values()),
-            controllers=KafkaDir((str(c.id), controller_text(c)) for c in image.controllers.values()),
+            controllers=KafkaDir(
+                (str(c.id), controller_text(c)) for c in image.controllers.values()
+            ),
         ),
         configs=_configs(image),
         delegationToken=KafkaDir(
@@ -100,8 +109,8 @@ def kafka_tree(image: MetadataImage, *, timestamp: int = 0) -> KafkaDir:
         provenance=provenance_text(image.offset, image.epoch, timestamp),
         scram=_scram(image),
         topics=KafkaDir(
-            byName=KafkaDir((t["name"], t) for t in topics),
-            byId=KafkaDir((t["id"], t) for t in topics),
+            byName=KafkaDir((t.name, node) for t, node in topics),
+            byId=KafkaDir((str(t.id), node) for t, node in topics),
         ),
     )
     if image.diskless:

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import kraft, message_class
+from . import kraft
 from .image_text import METADATA_VERSIONS
 from .localfiles import MetaProperties, parse_properties, write_meta_properties
 from .log.batch import RecordBatch
@@ -96,7 +97,8 @@ def writes_checkpoint_layout(features: dict[str, int]) -> bool:
 def bootstrap_values(features: dict[str, int]) -> list[bytes]:
     """The bootstrap records: metadata.version first, then the other features above level 0 by
     name, each a FeatureLevelRecord v0 in its KRaft frame."""
-    FeatureLevelRecord = message_class("FeatureLevelRecord")
+    from .messages.feature_level_record import FeatureLevelRecord
+
     names = ["metadata.version"] + sorted(
         n for n, level in features.items() if n != "metadata.version" and level > 0
     )
@@ -112,11 +114,16 @@ def write_bootstrap_checkpoint(
     """``bootstrap.checkpoint`` in ``directory`` (the layout up to 4.3): its SnapshotHeader
     names no log timestamp (0)."""
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
-    return write_bootstrap_file(Path(directory) / BOOTSTRAP_CHECKPOINT, bootstrap_values(features), now_ms, 0)
+    return write_bootstrap_file(
+        Path(directory) / BOOTSTRAP_CHECKPOINT, bootstrap_values(features), now_ms, 0
+    )
 
 
 def write_bootstrap_snapshot(
-    directory: Path, features: dict[str, int], now_ms: int | None = None, quorum: "Quorum | None" = None
+    directory: Path,
+    features: dict[str, int],
+    now_ms: int | None = None,
+    quorum: "Quorum | None" = None,
 ) -> Path:
     """The 4.4 layout: snapshot (0, 0) in ``directory``'s ``__cluster_metadata-0``; its
     SnapshotHeader carries the time of formatting as its last contained log timestamp, and a
@@ -133,22 +140,25 @@ def write_quorum_snapshot(
     log_dir = Path(directory) / METADATA_LOG_DIR
     log_dir.mkdir(parents=True, exist_ok=True)
     controls = quorum.control_records() if quorum is not None else []
-    return write_bootstrap_file(log_dir / snapshot_name(*BOOTSTRAP_SNAPSHOT_ID), values, now_ms, now_ms, controls)
+    return write_bootstrap_file(
+        log_dir / snapshot_name(*BOOTSTRAP_SNAPSHOT_ID), values, now_ms, now_ms, controls
+    )
 
 
 def write_bootstrap_file(
     path: Path, values: list[bytes], now_ms: int, log_timestamp: int,
-    controls: list[tuple[int, bytes]] = (),
+    controls: Sequence[tuple[int, bytes]] = (),
 ) -> Path:  # fmt: skip
     """A snapshot file as Kafka's snapshot writer lays it out (``log.snapshot_writer``), with the
     control records ``controls`` (type, value) after the SnapshotHeader in its batch: that batch
     from offset 0, the records in one batch after it, the SnapshotFooter last; leader epoch 0.
     A storage tool's records are few, far below the 8 MiB a batch may hold."""
-    header = message_class("SnapshotHeaderRecord")(
-        version=0, last_contained_log_timestamp=log_timestamp
-    ).encode(0)
-    footer = message_class("SnapshotFooterRecord")(version=0).encode(0)
-    head = [(ControlRecordType.SNAPSHOT_HEADER, header), *controls]
+    from .messages.snapshot_footer_record import SnapshotFooterRecord
+    from .messages.snapshot_header_record import SnapshotHeaderRecord
+
+    header = SnapshotHeaderRecord(version=0, last_contained_log_timestamp=log_timestamp).encode(0)
+    footer = SnapshotFooterRecord(version=0).encode(0)
+    head: list[tuple[int, bytes]] = [(ControlRecordType.SNAPSHOT_HEADER, header), *controls]
 
     def batch(records: list[Record], offset: int, control: bool) -> bytes:
         return RecordBatch.create(records, base_offset=offset, base_timestamp=now_ms, control=control,
@@ -230,10 +240,12 @@ class Quorum:
         """The KRaftVersion and Voters control records (type, value), none at kraft.version 0."""
         if self.kraft_version == 0:
             return []
-        records = [(ControlRecordType.KRAFT_VERSION,
-                    message_class("KRaftVersionRecord")(version=0, kraft_version=self.kraft_version).encode(0))]  # fmt: skip
+        from .messages.kraft_version_record import KRaftVersionRecord
+        from .messages.voters_record import VotersRecord as V
+
+        version = KRaftVersionRecord(version=0, kraft_version=self.kraft_version).encode(0)
+        records: list[tuple[int, bytes]] = [(ControlRecordType.KRAFT_VERSION, version)]
         if self.voters:
-            V = message_class("VotersRecord")
             voters = [V.Voter(voter_id=v.node_id, voter_directory_id=v.directory_id,
                               endpoints=[V.Endpoint(name=self.listener, host=v.host, port=v.port)],
                               kraft_version_feature=V.KRaftVersionFeature(min_supported_version=KRAFT_VERSIONS[0],
@@ -249,7 +261,7 @@ class Quorum:
 
 def _listeners(text: str) -> dict[str, tuple[str, int]]:
     """``NAME://host:port`` entries by name (an empty host left empty)."""
-    found = {}
+    found: dict[str, tuple[str, int]] = {}
     for entry in (e.strip() for e in text.split(",") if e.strip()):
         match = re.fullmatch(r"([^:]+)://(\[[^\]]*\]|[^:]*):(\d+)", entry)
         if not match:
@@ -267,7 +279,9 @@ def quorum_settings(
     quorum is dynamic when controller.quorum.voters is empty (for a configuration that names no
     process.roles, which Kafka refuses outright, only when one of the three options is given)."""
     if sum(map(bool, (standalone, initial_controllers is not None, no_initial_controllers))) > 1:
-        raise FormatError("--standalone, --initial-controllers and --no-initial-controllers exclude one another")
+        raise FormatError(
+            "--standalone, --initial-controllers and --no-initial-controllers exclude one another"
+        )
     static = config.get("controller.quorum.voters", "").strip()
     if roles and not static and not config.get("controller.quorum.bootstrap.servers", "").strip():
         raise FormatError("a node with process.roles needs controller.quorum.bootstrap.servers (the "
@@ -284,14 +298,18 @@ def quorum_settings(
         if not controller:
             raise FormatError("--standalone formats a controller, and this node is not one")
         voters = (_standalone_voter(config, node_id),)
-    dynamic = not static and bool(roles or standalone or initial_controllers is not None or no_initial_controllers)
+    dynamic = not static and bool(
+        roles or standalone or initial_controllers is not None or no_initial_controllers
+    )
     if dynamic and "controller" in roles and not voters and not no_initial_controllers:
         raise FormatError("controller.quorum.voters is not set on this controller: give --standalone, "
                           "--initial-controllers or --no-initial-controllers")  # fmt: skip
     if kraft_version is None:
         kraft_version = 1 if dynamic else 0
     elif kraft_version not in KRAFT_VERSIONS:
-        raise FormatError(f"kraft.version {kraft_version} is not a known level ({KRAFT_VERSIONS[0]} to {KRAFT_VERSIONS[-1]})")
+        raise FormatError(
+            f"kraft.version {kraft_version} is not a known level ({KRAFT_VERSIONS[0]} to {KRAFT_VERSIONS[-1]})"
+        )
     elif kraft_version == 0 and dynamic:
         raise FormatError("kraft.version 0 cannot be set for a dynamic quorum (controller.quorum.voters "
                           "empty and --standalone, --initial-controllers or --no-initial-controllers "
@@ -301,9 +319,13 @@ def quorum_settings(
                           "empty and one of --standalone, --initial-controllers or --no-initial-controllers")  # fmt: skip
     listener = ""
     if voters:
-        names = [n.strip() for n in config.get("controller.listener.names", "").split(",") if n.strip()]
+        names = [
+            n.strip() for n in config.get("controller.listener.names", "").split(",") if n.strip()
+        ]
         if not names:
-            raise FormatError("controller.listener.names is not set: the voters' endpoints are named after its first listener")
+            raise FormatError(
+                "controller.listener.names is not set: the voters' endpoints are named after its first listener"
+            )
         listener = names[0]
     return Quorum(kraft_version, voters, listener)
 
@@ -312,12 +334,16 @@ def _standalone_voter(config: dict[str, str], node_id: int) -> Voter:
     """This node as the only voter: its first controller listener's advertised address (else its
     listeners entry; an empty host is localhost) and a new directory id."""
     names = [n.strip() for n in config.get("controller.listener.names", "").split(",") if n.strip()]
-    advertised, bound = _listeners(config.get("advertised.listeners", "")), _listeners(config.get("listeners", ""))
+    advertised, bound = _listeners(config.get("advertised.listeners", "")), _listeners(
+        config.get("listeners", "")
+    )
     for name in names:
         if name in advertised or name in bound:
             host, port = advertised.get(name) or bound[name]
             return Voter(node_id, host or "localhost", port, Uuid.random())
-    raise FormatError("--standalone: no controller listener found (controller.listener.names in listeners)")
+    raise FormatError(
+        "--standalone: no controller listener found (controller.listener.names in listeners)"
+    )
 
 
 def log_directories(config: dict[str, str]) -> tuple[list[Path], Path]:
@@ -353,7 +379,7 @@ def format_node(
     quorum = quorum_settings(config, node_id, roles, standalone, initial_controllers, no_initial_controllers,
                              features.pop(KRAFT_VERSION, None))  # fmt: skip
     now_ms = int(time.time() * 1000)
-    writers = []
+    writers: list[Callable[[Path], Path]] = []
     if not writes_checkpoint_layout(features):
         writers.append(lambda d: write_bootstrap_checkpoint(d, features, now_ms))
         if quorum.voters:

@@ -16,6 +16,7 @@ default and sometimes not, and (in flexible versions) unknown tagged fields some
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING, Any, cast
 
 from .extras import missing_extra
 
@@ -27,7 +28,15 @@ except ModuleNotFoundError as exc:  # one line saying what to install, not a bar
 from .schema_info import FieldInfo
 from .uuid import Uuid
 
+if TYPE_CHECKING:
+    from .message import Message
+    from .registry import Registry
+
+# A generated message or struct class (a struct class has no base class of ours).
+StructClass = type[Any]
+
 from .schema_info import INT_RANGES as INT_BOUNDS
+
 MAX_ARRAY = 4  # keeps examples small; hypothesis still explores empty, one and several
 
 
@@ -60,7 +69,7 @@ def _value(f: FieldInfo, version: int, flexible: bool, depth: int) -> st.SearchS
     return value
 
 
-def _unknown_tags(cls, version: int) -> st.SearchStrategy:
+def _unknown_tags(cls: StructClass, version: int) -> st.SearchStrategy:
     known = {f.tag for f in cls._FIELDS if f.tag is not None}
     first = max(known, default=-1) + 1
     tags = st.lists(st.integers(first, first + 40), max_size=3, unique=True)
@@ -70,9 +79,11 @@ def _unknown_tags(cls, version: int) -> st.SearchStrategy:
 
 
 @functools.lru_cache(maxsize=None)
-def struct_values(cls, version: int, flexible: bool, depth: int = 0) -> st.SearchStrategy:
+def struct_values(
+    cls: StructClass, version: int, flexible: bool, depth: int = 0
+) -> st.SearchStrategy:
     """Instances of a generated struct class valid at ``version``."""
-    kwargs = {}
+    kwargs: dict[str, st.SearchStrategy] = {}
     for f in cls._FIELDS:
         if not f.present(version):
             continue
@@ -86,21 +97,25 @@ def struct_values(cls, version: int, flexible: bool, depth: int = 0) -> st.Searc
     return st.builds(cls, **kwargs)
 
 
-def messages(cls, version: int | None = None) -> st.SearchStrategy:
+def messages(cls: type[Message], version: int | None = None) -> st.SearchStrategy:
     """Messages of a generated message class, valid at ``version`` (default: the highest)."""
     if version is None:
         version = cls.HIGHEST_VERSION
     if version not in cls.versions():
         raise ValueError(f"{cls.NAME} has no version {version}")
-    return struct_values(cls, version, cls.is_flexible(version))
+    # lru_cache's arguments must be hashable: a class is, though mypy judges type[Message] by
+    # its instances' __hash__ (None: messages are mutable dataclasses); as a plain type it passes.
+    return struct_values(cast(type, cls), version, cls.is_flexible(version))
 
 
-def versioned_messages(cls) -> st.SearchStrategy:
+def versioned_messages(cls: type[Message]) -> st.SearchStrategy:
     """(version, message) pairs over every version of the class."""
-    return st.sampled_from(list(cls.versions())).flatmap(lambda v: st.tuples(st.just(v), messages(cls, v)))
+    return st.sampled_from(list(cls.versions())).flatmap(
+        lambda v: st.tuples(st.just(v), messages(cls, v))
+    )
 
 
-def register_type_strategies(registry) -> None:
+def register_type_strategies(registry: Registry) -> None:
     """Make ``st.from_type(Cls)`` work for every message class of a registry."""
     for name in registry.names():
         cls = registry.message_class(name)

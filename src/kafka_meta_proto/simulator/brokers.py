@@ -3,6 +3,8 @@ controlled shutdowns, crashes, and the producer-ID blocks they are handed."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..kraft_rules import (
     NO_LEADER,
     FENCE,
@@ -21,22 +23,25 @@ from .model import (
     _uuid,
 )
 
+if TYPE_CHECKING:
+    from .state import Cluster, Entry, PartitionRef
+
 
 class BrokerEvents:
     """What the brokers do (a ClusterSimulation part)."""
 
-    def up_brokers(self) -> list[Broker]:
+    def up_brokers(self: Cluster) -> list[Broker]:
         return [
             b
             for b in self.brokers.values()
             if b.up and not b.fenced and not b.in_controlled_shutdown
         ]
 
-    def _eligible(self, broker_id: int) -> bool:
+    def _eligible(self: Cluster, broker_id: int) -> bool:
         b = self.brokers.get(broker_id)
         return b is not None and b.up and not b.fenced and not b.in_controlled_shutdown
 
-    def register_broker(self, broker: Broker) -> None:
+    def register_broker(self: Cluster, broker: Broker) -> None:
         """RegisterBrokerRecord, fenced; the epoch is the record's offset, as Kafka assigns it."""
         previous = broker.epoch
         broker.incarnation = _uuid(self.rng)
@@ -61,10 +66,10 @@ class BrokerEvents:
         # caught up with the metadata log a little later: unfenced, leaderless partitions come back
         self._schedule(self.rng.randint(150, 600), lambda: self.unfence(broker))
 
-    def unfence(self, broker: Broker) -> None:
+    def unfence(self: Cluster, broker: Broker) -> None:
         if not broker.up or not broker.fenced:
             return
-        messages = [
+        messages: list[Entry] = [
             (
                 BrokerRegistrationChangeRecord(
                     broker_id=broker.id, broker_epoch=broker.epoch, fenced=UNFENCE
@@ -72,7 +77,7 @@ class BrokerEvents:
                 0,
             )
         ]
-        changes = []
+        changes: list[PartitionRef] = []
         for topic in self.topics.values():
             for index, p in enumerate(topic.partitions):
                 if p.leader == NO_LEADER and broker.id in p.isr:
@@ -91,11 +96,11 @@ class BrokerEvents:
         # the leaders of its partitions add it back to their ISRs once it has caught up
         self._schedule(self.rng.randint(1000, 8000), lambda: self.expand_isrs(broker))
 
-    def expand_isrs(self, broker: Broker) -> None:
+    def expand_isrs(self: Cluster, broker: Broker) -> None:
         """AlterPartition from each leader: one batch per leader adding ``broker`` back to the ISR."""
         if not broker.up or broker.fenced:
             return
-        by_leader: dict[int, list] = {}
+        by_leader: dict[int, list[PartitionRef]] = {}
         for topic in self.topics.values():
             for index, p in enumerate(topic.partitions):
                 if broker.id in p.replicas and broker.id not in p.isr and p.leader >= 0:
@@ -111,7 +116,7 @@ class BrokerEvents:
                 p.partition_epoch += 1
             self.now += self.rng.randint(1, 40)
 
-    def controlled_shutdown(self, broker: Broker) -> None:
+    def controlled_shutdown(self: Cluster, broker: Broker) -> None:
         """A broker restart: controlled shutdown, fenced, back with a new incarnation later."""
         shutdown = BrokerRegistrationChangeRecord(
             broker_id=broker.id, broker_epoch=broker.epoch, in_controlled_shutdown=1
@@ -141,7 +146,7 @@ class BrokerEvents:
 
         self._schedule(self.rng.randint(40, 200), fenced)
 
-    def crash(self, broker: Broker) -> None:
+    def crash(self: Cluster, broker: Broker) -> None:
         """A broker stops heartbeating: fenced when its session times out, back later."""
         broker.up = False  # no heartbeats from now on
 
@@ -162,7 +167,7 @@ class BrokerEvents:
 
         self._schedule(SESSION_TIMEOUT_MS + self.rng.randint(0, 500), fence)
 
-    def allocate_producer_ids(self) -> None:
+    def allocate_producer_ids(self: Cluster) -> None:
         brokers = self.up_brokers()
         if not brokers:
             return

@@ -8,7 +8,9 @@ import random
 import time
 from collections import Counter, deque
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..log.names import METADATA_LOG_DIR
 from ..log.segment_writer import SegmentWriter
@@ -42,6 +44,9 @@ from .partitions import PartitionEvents
 from .side_files import SideFiles
 from .topics import TopicEvents
 
+if TYPE_CHECKING:
+    from .state import Deleted, FaultEntry
+
 class ClusterSimulation(LogOutput, FaultPlanting, ImageRecords, ControllerEvents, BrokerEvents,
                         PartitionEvents, TopicEvents, SideFiles):  # fmt: skip
     """One cluster's metadata log, generated event by event. Use ``run()``."""
@@ -56,8 +61,8 @@ class ClusterSimulation(LogOutput, FaultPlanting, ImageRecords, ControllerEvents
         self.writer = SegmentWriter(self.log_dir, config.segment_bytes, config.segment_ms)
         self.target = config.records
         self.written = 0
-        self.type_counts: Counter = Counter()
-        self.faults: list[dict] = []
+        self.type_counts: Counter[str] = Counter()
+        self.faults: list[FaultEntry] = []
         self.cluster_id = _uuid(rng)
 
         # time: a deterministic start somewhere in 2024
@@ -67,7 +72,9 @@ class ClusterSimulation(LogOutput, FaultPlanting, ImageRecords, ControllerEvents
         self.next_noop = self.now + NOOP_INTERVAL_MS
         self.next_event = self.now + 2000
         self.next_rebalance = self.now + LEADER_REBALANCE_INTERVAL_MS
-        self.scheduled: list = []  # heap of (time, seq, action)
+        self.scheduled: list[tuple[int, int, Callable[[], None]]] = (
+            []
+        )  # heap of (time, seq, action)
         self._seq = 0
 
         # controllers (KRaft voters) and brokers
@@ -89,17 +96,17 @@ class ClusterSimulation(LogOutput, FaultPlanting, ImageRecords, ControllerEvents
         # topics
         self.topics: dict[str, Topic] = {}
         # recently deleted topics, for re-creation: (name, topic id, removed at, created at)
-        self.deleted: deque = deque(maxlen=64)
+        self.deleted: deque[Deleted] = deque(maxlen=64)
         self.coordinator_partitions = rng.choice((8, 16, 32))
         self.next_producer_id = 0
         self.broker_configs: dict[str, dict[str, str]] = {}
 
         # faults: each planted at the first chance after a point in the middle of the log
-        self.pending_faults = {}
+        self.pending_faults: dict[str, int] = {}
         for fault in config.faults:
             self.pending_faults[fault] = int(self.target * rng.uniform(0.3, 0.7))
         self.snapshot_name: str | None = None
-        self._pcr_cache: dict = {}
+        self._pcr_cache: dict[tuple[bytes, int, tuple[int, ...] | None, int | None], bytes] = {}
         self.snapshot_at = (
             None if config.snapshot_at is None else max(1, int(self.target * config.snapshot_at))
         )
@@ -125,11 +132,13 @@ class ClusterSimulation(LogOutput, FaultPlanting, ImageRecords, ControllerEvents
             self.now += self.rng.randint(20, 120)
             self.register_controller(controller)
         for broker in self.brokers.values():
-            self._schedule(self.rng.randint(200, 4000), lambda b=broker: self.register_broker(b))
+            self._schedule(self.rng.randint(200, 4000), partial(self.register_broker, broker))
         self._schedule(
             self.rng.randint(8000, 20000), lambda: self.create_internal_topic(CONSUMER_OFFSETS)
         )
-        delay = self.rng.randint(5000, 15000)  # drawn either way: the rest of the run stays the same
+        delay = self.rng.randint(
+            5000, 15000
+        )  # drawn either way: the rest of the run stays the same
         if self.config.diskless:
             self._schedule(delay, lambda: self.create_internal_topic(DISKLESS_METADATA))
 
@@ -148,7 +157,7 @@ class ClusterSimulation(LogOutput, FaultPlanting, ImageRecords, ControllerEvents
         # Weights per metadata change. At the default two changes a second: a broker restart every
         # ~7 minutes, a broker crash every ~30 minutes, a controller restart every ~20 minutes and
         # a failover of the active controller every ~40 minutes (of simulated time).
-        choices: list[tuple[float, Callable[[], None]]] = [
+        choices: list[tuple[float, Callable[[], object]]] = [
             (40, self.alter_partitions),
             (8 if live_topics < MAX_LIVE_TOPICS else 0, self.create_topic),
             (4 + 8 * (live_topics >= MAX_LIVE_TOPICS) if live_topics > 3 else 0, self.delete_topic),

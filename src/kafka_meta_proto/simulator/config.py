@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 from pathlib import Path
 
 from ..kraft_rules import DISKLESS_TOPIC
@@ -45,7 +46,7 @@ class SimulationConfig:
     # the cluster directory is marked so the tools read it with the diskless registry
     diskless: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         unknown = [f for f in self.faults if f not in FAULTS]
         if unknown:
             raise ValueError(f"unknown fault {unknown[0]!r}; known: {', '.join(FAULTS)}")
@@ -68,7 +69,7 @@ class ClusterResult:
     bytes: int
     segments: list[str]
     snapshot: str | None
-    faults: list[dict]
+    faults: list[dict[str, Any]]  # faults.json's entries
     record_types: dict[str, int]
     seconds: float
 

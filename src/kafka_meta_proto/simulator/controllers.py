@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..log.control import LEADER_CHANGE, control_key
 from .config import NOOP_INTERVAL_MS
 from .model import LeaderChangeMessage, _uuid
+
+if TYPE_CHECKING:
+    from .state import Cluster
 
 
 class ControllerEvents:
     """What the controllers do (a ClusterSimulation part)."""
 
-    def elect_leader(self, first: bool = False) -> None:
+    def elect_leader(self: Cluster, first: bool = False) -> None:
         """A controller election: the new leader writes a LeaderChange control batch in its epoch.
 
         Later elections follow the active controller's failure: after an election timeout another
@@ -38,11 +43,11 @@ class ControllerEvents:
             delay = rng.randint(60, 200) if old == self.leader else rng.randint(10_000, 90_000)
             self._schedule(delay, lambda: self.restart_controller(old, elect=False))
 
-    def register_controller(self, controller: int) -> None:
+    def register_controller(self: Cluster, controller: int) -> None:
         self.write_batch([(self._register_controller_record(controller), 0)])
         self.controller_registered.add(controller)
 
-    def restart_controller(self, controller: int, elect: bool = True) -> None:
+    def restart_controller(self: Cluster, controller: int, elect: bool = True) -> None:
         """A controller process restarts with a new incarnation; the active one loses leadership."""
         if elect and controller == self.leader:
             self.elect_leader()

@@ -3,18 +3,23 @@ log's bytes once and is listed in faults.json."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..log.names import METADATA_LOG_DIR
 from .config import FAULTS
+
+if TYPE_CHECKING:
+    from .state import Cluster, FaultEntry
 
 
 class FaultPlanting:
     """Where faults are due and how the byte-level ones are made (a ClusterSimulation part)."""
 
-    def _due(self, fault: str) -> bool:
+    def _due(self: Cluster, fault: str) -> bool:
         at = self.pending_faults.get(fault)
         return at is not None and self.written >= at
 
-    def _corrupt(self, data: bytes, last_value: bytes) -> tuple[bytes, dict]:
+    def _corrupt(self: Cluster, data: bytes, last_value: bytes) -> tuple[bytes, FaultEntry]:
         del self.pending_faults["corrupt-batch"]
         # the last record ends with its value and a one-byte header count: flip a byte of the value
         index = len(data) - 2 - len(last_value) // 2
@@ -27,14 +32,16 @@ class FaultPlanting:
         }
 
     def _fault_entry(
-        self, fault: str, base_offset: int, name: str, position: int, **details
+        self: Cluster, fault: str, base_offset: int, name: str, position: int, **details: Any
     ) -> None:
         self.faults.append({"fault": fault, "description": FAULTS[fault], "file": f"{METADATA_LOG_DIR}/{name}",
                             "offset": base_offset, "position": position, **details})  # fmt: skip
 
-    def _truncate_tail(self) -> None:
+    def _truncate_tail(self: Cluster) -> None:
         del self.pending_faults["truncated-tail"]
-        name, position, size, base_offset, count = self.writer.last_batch
+        last_batch = self.writer.last_batch
+        assert last_batch is not None  # the bootstrap records came first
+        name, position, size, base_offset, count = last_batch
         kept = max(1, size // 2)
         with open(self.log_dir / name, "r+b") as f:
             f.truncate(position + kept)

@@ -6,11 +6,17 @@ from __future__ import annotations
 import os
 import signal
 from pathlib import Path
+from typing import Any, Union
 
 from ..log.names import METADATA_LOG_DIR, SEGMENT_SUFFIX, SNAPSHOT_SUFFIX
 from .cluster import ClusterSimulation
 from .config import ClusterResult, SimulationConfig
 from .side_files import SIDE_FILES
+
+# A directory as the functions here take it.
+StrPath = Union[str, "os.PathLike[str]"]
+# One cluster to simulate: simulate_cluster's arguments.
+_Work = tuple[Path, str, SimulationConfig]
 
 
 def cluster_names(clusters: int) -> list[str]:
@@ -18,7 +24,7 @@ def cluster_names(clusters: int) -> list[str]:
     return [f"cluster-{i:0{width}d}" for i in range(clusters)]
 
 
-def simulate_cluster(out_dir, name: str, config: SimulationConfig) -> ClusterResult:
+def simulate_cluster(out_dir: StrPath, name: str, config: SimulationConfig) -> ClusterResult:
     """Simulate one cluster into ``out_dir/name``."""
     directory = Path(out_dir) / name
     directory.mkdir(parents=True, exist_ok=True)
@@ -27,7 +33,7 @@ def simulate_cluster(out_dir, name: str, config: SimulationConfig) -> ClusterRes
     return ClusterSimulation(directory, name, config).run()
 
 
-def _run_in_processes(work: list, jobs: int) -> list[ClusterResult]:
+def _run_in_processes(work: list[_Work], jobs: int) -> list[ClusterResult]:
     """The clusters in ``jobs`` processes; on Ctrl-C the pool is terminated at once, queued
     clusters included, instead of finishing its queue first."""
     import multiprocessing
@@ -56,19 +62,19 @@ def _leave_ctrl_c_to_the_parent() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _simulate_one(args) -> ClusterResult:
+def _simulate_one(args: _Work) -> ClusterResult:
     return simulate_cluster(*args)
 
 
 def simulate(
-    out_dir,
+    out_dir: StrPath,
     *,
     records: int = 10_000,
     seed: int = 0,
     clusters: int = 1,
     faults: tuple[str, ...] = (),
     jobs: int = 1,
-    **options,
+    **options: Any,
 ) -> list[ClusterResult]:
     """Simulate a fleet of ``clusters`` clusters, each with ``records`` records, into ``out_dir``.
 
@@ -105,7 +111,7 @@ class ForeignFilesError(SetupError):
 MARKER = ".kafka-meta-proto-simulate"
 
 
-def clean_directory(path) -> None:
+def clean_directory(path: StrPath) -> None:
     """Remove what an earlier run wrote in a cluster directory. Files it did not write are never
     touched: log, snapshot and side files in a directory without our marker are an error, so that
     a run neither overwrites nor mixes with someone else's files."""
@@ -122,7 +128,9 @@ def _written_before_or_refuse(path: Path) -> list[Path]:
         if not sub.is_dir():
             continue
         for entry in os.scandir(sub):
-            our_kind = entry.name.endswith((SEGMENT_SUFFIX, SNAPSHOT_SUFFIX)) or entry.name in SIDE_FILES
+            our_kind = (
+                entry.name.endswith((SEGMENT_SUFFIX, SNAPSHOT_SUFFIX)) or entry.name in SIDE_FILES
+            )
             if not (entry.is_file() and our_kind):
                 continue
             if not ours:

@@ -3,6 +3,9 @@ and the whole image as a snapshot holds it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 from ..kraft_rules import CONFIG_BROKER, CONFIG_TOPIC
 from .config import METADATA_VERSION
 from .model import (
@@ -20,11 +23,17 @@ from .model import (
 )
 from .model import _FEATURES, Broker, Partition, Topic
 
+if TYPE_CHECKING:
+    from ..message import Message
+    from .state import Cluster
+
 
 class ImageRecords:
     """Records of the model's state (a ClusterSimulation part)."""
 
-    def _endpoints_broker(self, broker: Broker) -> list:
+    def _endpoints_broker(
+        self: Cluster, broker: Broker
+    ) -> list[RegisterBrokerRecord.BrokerEndpoint]:
         host = f"broker-{broker.id}.{self.domain}"
         return [
             RegisterBrokerRecord.BrokerEndpoint(
@@ -35,7 +44,8 @@ class ImageRecords:
             ),
         ]
 
-    def _register_broker_record(self, broker: Broker) -> RegisterBrokerRecord:
+    def _register_broker_record(self: Cluster, broker: Broker) -> RegisterBrokerRecord:
+        assert broker.incarnation is not None  # set when it registers
         return RegisterBrokerRecord(
             broker_id=broker.id,
             is_migrating_zk_broker=False,
@@ -54,7 +64,7 @@ class ImageRecords:
             log_dirs=list(broker.log_dirs),
         )
 
-    def _register_controller_record(self, controller: int) -> RegisterControllerRecord:
+    def _register_controller_record(self: Cluster, controller: int) -> RegisterControllerRecord:
         return RegisterControllerRecord(
             controller_id=controller,
             incarnation_id=self.controller_incarnations[controller],
@@ -65,7 +75,7 @@ class ImageRecords:
             features=[RegisterControllerRecord.ControllerFeature(name=n, min_supported_version=lo, max_supported_version=hi) for n, lo, hi in _FEATURES],
         )  # fmt: skip
 
-    def _partition_record(self, topic: Topic, index: int, p: Partition) -> PartitionRecord:
+    def _partition_record(self: Cluster, topic: Topic, index: int, p: Partition) -> PartitionRecord:
         return PartitionRecord(
             partition_id=index,
             topic_id=topic.id,
@@ -79,7 +89,7 @@ class ImageRecords:
             directories=list(p.directories),
         )
 
-    def image_records(self):
+    def image_records(self: Cluster) -> Iterator[tuple[Message, int]]:
         """The records of the current image, in the order Kafka's MetadataImage.write uses."""
         yield FeatureLevelRecord(name="metadata.version", feature_level=METADATA_VERSION), 0
         yield ZkMigrationStateRecord(zk_migration_state=0), 0

@@ -3,6 +3,9 @@ snapshot of the image."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
+
 from .. import kraft
 from ..log.names import METADATA_LOG_DIR, snapshot_name
 from ..log.plain_batch import encode_plain_batch, frame_plain_records
@@ -26,11 +29,18 @@ def encode_noop_batch(base_offset: int, timestamp: int, epoch: int) -> bytes:
     return frame_plain_records(_NOOP_RECORDS, 1, base_offset, timestamp, epoch)
 
 
+if TYPE_CHECKING:
+    from ..message import Message
+    from .state import Cluster, Entry, FaultEntry
+
+
 class LogOutput:
     """Appending batches to the log (a ClusterSimulation part)."""
 
+    snapshot_name: str | None  # the snapshot's file once written (ClusterSimulation's)
+
     def write_batch(
-        self, messages: list, *, control_keys: list | None = None
+        self: Cluster, messages: Sequence[Entry], *, control_keys: list[bytes] | None = None
     ) -> tuple[int, str, int]:
         """Append one batch; return (base offset, file, position).
 
@@ -43,20 +53,21 @@ class LogOutput:
         timestamp = self.now if self.now > self.last_timestamp else self.last_timestamp
         self.last_timestamp = timestamp
         base_offset = self.writer.next_offset
-        values = []
+        values: list[bytes] = []
         counts = self.type_counts
         for first, second in messages:
-            if type(first) is str:
+            if isinstance(first, str):  # (type name, value)
                 counts[first] += 1
-                values.append(second)
-            else:
+                values.append(cast(bytes, second))
+            else:  # (message, version)
                 counts[first.NAME] += 1
+                version = cast(int, second)
                 if control_keys is None:
-                    values.append(kraft.encode_record_value(first, second))
+                    values.append(kraft.encode_record_value(first, version))
                 else:
-                    values.append(first.encode(second))
+                    values.append(first.encode(version))
         data = encode_plain_batch(values, base_offset, timestamp, self.epoch, control_keys)
-        fault = None
+        fault: FaultEntry | None = None
         if (
             "corrupt-batch" in self.pending_faults
             and control_keys is None
@@ -72,7 +83,7 @@ class LogOutput:
             self.faults.append(fault)
         return base_offset, name, position
 
-    def noop(self) -> None:
+    def noop(self: Cluster) -> None:
         if self.room() < 1:
             raise _Room
         if "corrupt-batch" in self.pending_faults:
@@ -90,13 +101,17 @@ class LogOutput:
         self.type_counts["NoOpRecord"] += 1
 
     def pcr(
-        self, topic: Topic, index: int, isr: list[int] | None = None, leader: int | None = None
+        self: Cluster,
+        topic: Topic,
+        index: int,
+        isr: list[int] | None = None,
+        leader: int | None = None,
     ) -> tuple[str, bytes]:
         """A PartitionChangeRecord, encoded (the same changes recur: their values are cached)."""
         key = (topic.id.bytes, index, None if isr is None else tuple(isr), leader)
         value = self._pcr_cache.get(key)
         if value is None:
-            fields = {}
+            fields: dict[str, Any] = {}
             if isr is not None:
                 fields["isr"] = list(isr)
             if leader is not None:
@@ -110,7 +125,7 @@ class LogOutput:
             self._pcr_cache[key] = value
         return "PartitionChangeRecord", value
 
-    def write_snapshot(self) -> None:
+    def write_snapshot(self: Cluster) -> None:
         """The image now as ``<end offset>-<epoch>.checkpoint``: header, image records, footer."""
         end_offset = self.writer.next_offset
         name = snapshot_name(end_offset, self.epoch)
@@ -121,7 +136,15 @@ class LogOutput:
             _write_snapshot(f, header, self.image_records(), self.epoch, timestamp)
 
 
-def _write_snapshot(f, header, records, epoch: int, timestamp: int, *, step_ms: int = 0) -> None:
+def _write_snapshot(
+    f: BinaryIO,
+    header: Message,
+    records: Iterable[tuple[Message, int]],
+    epoch: int,
+    timestamp: int,
+    *,
+    step_ms: int = 0,
+) -> None:
     """A snapshot file of ``(message, version)`` records behind ``header`` (log/snapshot_writer)."""
     values = (kraft.encode_record_value(message, version) for message, version in records)
     footer = SnapshotFooterRecord(version=0).encode(0)

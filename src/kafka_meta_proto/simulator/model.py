@@ -6,30 +6,36 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from .. import DISKLESS_REGISTRY, kraft, message_class
+from .. import kraft
+from ..diskless_messages.topic_partition_to_batch_coordinator_mapping import (
+    TopicPartitionToBatchCoordinatorMapping,
+)
+from ..messages.begin_transaction_record import BeginTransactionRecord as BeginTransactionRecord
+from ..messages.broker_registration_change_record import (
+    BrokerRegistrationChangeRecord as BrokerRegistrationChangeRecord,
+)
+from ..messages.config_record import ConfigRecord as ConfigRecord
+from ..messages.end_transaction_record import EndTransactionRecord as EndTransactionRecord
+from ..messages.feature_level_record import FeatureLevelRecord as FeatureLevelRecord
+from ..messages.leader_change_message import LeaderChangeMessage as LeaderChangeMessage
+from ..messages.no_op_record import NoOpRecord as NoOpRecord
+from ..messages.partition_change_record import PartitionChangeRecord as PartitionChangeRecord
+from ..messages.partition_record import PartitionRecord as PartitionRecord
+from ..messages.producer_ids_record import ProducerIdsRecord as ProducerIdsRecord
+from ..messages.register_broker_record import RegisterBrokerRecord as RegisterBrokerRecord
+from ..messages.register_controller_record import (
+    RegisterControllerRecord as RegisterControllerRecord,
+)
+from ..messages.remove_topic_record import RemoveTopicRecord as RemoveTopicRecord
+from ..messages.snapshot_footer_record import SnapshotFooterRecord as SnapshotFooterRecord
+from ..messages.snapshot_header_record import SnapshotHeaderRecord as SnapshotHeaderRecord
+from ..messages.topic_record import TopicRecord as TopicRecord
+from ..messages.zk_migration_state_record import ZkMigrationStateRecord as ZkMigrationStateRecord
 from ..uuid import Uuid
 from .config import KRAFT_VERSION_RANGE, METADATA_VERSION
 
-_M = message_class
-LeaderChangeMessage = _M("LeaderChangeMessage")
-SnapshotHeaderRecord = _M("SnapshotHeaderRecord")
-SnapshotFooterRecord = _M("SnapshotFooterRecord")
-BeginTransactionRecord = _M("BeginTransactionRecord")
-EndTransactionRecord = _M("EndTransactionRecord")
-FeatureLevelRecord = _M("FeatureLevelRecord")
-ZkMigrationStateRecord = _M("ZkMigrationStateRecord")
-RegisterControllerRecord = _M("RegisterControllerRecord")
-RegisterBrokerRecord = _M("RegisterBrokerRecord")
-BrokerRegistrationChangeRecord = _M("BrokerRegistrationChangeRecord")
-TopicRecord = _M("TopicRecord")
-PartitionRecord = _M("PartitionRecord")
-PartitionChangeRecord = _M("PartitionChangeRecord")
-RemoveTopicRecord = _M("RemoveTopicRecord")
-ConfigRecord = _M("ConfigRecord")
-ProducerIdsRecord = _M("ProducerIdsRecord")
-NoOpRecord = _M("NoOpRecord")
 # The diskless design's record type 29 (Kafka 4.4 gives 29 to UnregisterControllerRecord).
-MappingRecord = DISKLESS_REGISTRY.message_class("TopicPartitionToBatchCoordinatorMapping")
+MappingRecord = TopicPartitionToBatchCoordinatorMapping
 
 # The record versions a 3.9-IV0 controller writes.
 V_REGISTER_BROKER = 3
@@ -68,7 +74,7 @@ _BROKER_CONFIGS = (
 class Broker:
     id: int
     rack: str | None
-    log_dirs: list
+    log_dirs: list[Uuid]
     incarnation: Uuid | None = None
     epoch: int = -1
     fenced: bool = True
@@ -81,7 +87,7 @@ class Partition:
     replicas: list[int]
     isr: list[int]
     leader: int
-    directories: list
+    directories: list[Uuid]
     leader_epoch: int = 0
     partition_epoch: int = 0
 

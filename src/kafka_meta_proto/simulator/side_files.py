@@ -4,6 +4,8 @@ for a cluster with diskless topics, the registry marker."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import json
 import time
 
@@ -17,11 +19,14 @@ from .model import FeatureLevelRecord, SnapshotHeaderRecord, _uuid
 SIDE_FILES = {"leader-epoch-checkpoint", "partition.metadata", "quorum-state", "faults.json",
               "summary.json", "meta.properties", registries.MARKER}  # fmt: skip
 
+if TYPE_CHECKING:
+    from .state import Cluster, FaultEntry
+
 
 class SideFiles:
     """Writing the side files at the end of a run (a ClusterSimulation part)."""
 
-    def _write_side_files(self) -> None:
+    def _write_side_files(self: Cluster) -> None:
         format_time = self.start_ms - self.rng.randint(60_000, 600_000)
         self._write_bootstrap(format_time)
         self._write_kafka_files(format_time)
@@ -33,14 +38,14 @@ class SideFiles:
             json.dumps(self._summary(faults), indent=2) + "\n"
         )
 
-    def _write_bootstrap(self, format_time: int) -> None:
+    def _write_bootstrap(self: Cluster, format_time: int) -> None:
         """bootstrap.checkpoint as kafka-storage format writes it: metadata.version alone."""
         with open(self.directory / BOOTSTRAP_CHECKPOINT, "wb") as f:
             header = SnapshotHeaderRecord(version=0, last_contained_log_timestamp=0)
             feature = FeatureLevelRecord(name="metadata.version", feature_level=METADATA_VERSION)
             _write_snapshot(f, header, iter([(feature, 0)]), 0, format_time, step_ms=1)
 
-    def _write_kafka_files(self, format_time: int) -> None:
+    def _write_kafka_files(self: Cluster, format_time: int) -> None:
         """meta.properties, quorum-state, partition.metadata and leader-epoch-checkpoint."""
         (self.directory / "meta.properties").write_text(
             # as java.util.Properties.store writes it: an empty comment, then the date
@@ -55,7 +60,7 @@ class SideFiles:
         )
         write_leader_epoch_checkpoint(self.log_dir, self.writer.epochs)
 
-    def _summary(self, faults: list[dict]) -> dict:
+    def _summary(self: Cluster, faults: list[FaultEntry]) -> dict[str, Any]:
         return {
             "cluster": self.name,
             "clusterId": str(self.cluster_id),

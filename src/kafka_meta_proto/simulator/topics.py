@@ -3,6 +3,9 @@ diskless ones mapped to batch coordinators, and config changes."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from ..kraft_rules import CONFIG_BROKER, CONFIG_TOPIC, DISKLESS_CONFIG
 from ..uuid import Uuid
 from .config import CONSUMER_OFFSETS, DISKLESS_METADATA, _Room
@@ -22,11 +25,14 @@ from .model import (
     _uuid,
 )
 
+if TYPE_CHECKING:
+    from .state import Cluster, Entry
+
 
 class TopicEvents:
     """What happens to topics and configs (a ClusterSimulation part)."""
 
-    def _topic_name(self) -> str:
+    def _topic_name(self: Cluster) -> str:
         rng = self.rng
         base = rng.choice(_PREFIXES) + rng.choice(_DOMAINS) + rng.choice(_SUFFIXES)
         name, n = base, 1
@@ -35,7 +41,7 @@ class TopicEvents:
             name = f"{base}-{n}"
         return name
 
-    def _place(self, partitions: int, replication: int) -> list[list[int]] | None:
+    def _place(self: Cluster, partitions: int, replication: int) -> list[list[int]] | None:
         """Replicas for each partition on the running brokers, as Kafka's rack-unaware assignment."""
         live = sorted(b.id for b in self.up_brokers())
         n = len(live)
@@ -54,8 +60,8 @@ class TopicEvents:
             placement.append(replicas)
         return placement
 
-    def create_topic(self, name: str | None = None, *, topic_id: Uuid | None = None, partitions: int | None = None,
-                     configs: dict | None = None, internal: bool = False, diskless: bool | None = None) -> Topic | None:  # fmt: skip
+    def create_topic(self: Cluster, name: str | None = None, *, topic_id: Uuid | None = None, partitions: int | None = None,
+                     configs: dict[str, str] | None = None, internal: bool = False, diskless: bool | None = None) -> Topic | None:  # fmt: skip
         rng = self.rng
         name = name or self._topic_name()
         if partitions is None:
@@ -78,7 +84,7 @@ class TopicEvents:
         for replicas in placement:
             dirs = [self.rng.choice(self.brokers[r].log_dirs) for r in replicas]
             topic.partitions.append(Partition(replicas, list(replicas), replicas[0], dirs))
-        messages = [(TopicRecord(name=name, topic_id=topic.id), 0)]
+        messages: list[Entry] = [(TopicRecord(name=name, topic_id=topic.id), 0)]
         messages += [
             (ConfigRecord(resource_type=CONFIG_TOPIC, resource_name=name, name=k, value=v), 0)
             for k, v in topic.configs.items()
@@ -94,7 +100,7 @@ class TopicEvents:
             self._schedule(rng.randint(50, 800), lambda: self.map_to_coordinators(topic))
         return topic
 
-    def create_internal_topic(self, name: str) -> None:
+    def create_internal_topic(self: Cluster, name: str) -> None:
         if name in self.topics:
             return
         if name == CONSUMER_OFFSETS:
@@ -118,14 +124,16 @@ class TopicEvents:
         except _Room:
             pass
 
-    def map_to_coordinators(self, topic: Topic, partitions: list[int] | None = None) -> None:
+    def map_to_coordinators(
+        self: Cluster, topic: Topic, partitions: Sequence[int] | None = None
+    ) -> None:
         """TopicPartitionToBatchCoordinatorMapping records: diskless partitions -> coordinator partitions."""
         if self.topics.get(topic.name) is not topic:
             return  # deleted meanwhile
         if topic.coordinators is None:
             topic.coordinators = [-1] * len(topic.partitions)
         partitions = range(len(topic.partitions)) if partitions is None else partitions
-        assignment = {}
+        assignment: dict[int, int] = {}
         for index in partitions:
             current = topic.coordinators[index]
             choice = self.rng.randrange(self.coordinator_partitions)
@@ -148,7 +156,7 @@ class TopicEvents:
         for index, coordinator in assignment.items():
             topic.coordinators[index] = coordinator
 
-    def delete_topic(self) -> None:
+    def delete_topic(self: Cluster) -> None:
         candidates = [t for t in self.topics.values() if not t.internal]
         if not candidates:
             return
@@ -157,7 +165,7 @@ class TopicEvents:
         del self.topics[topic.name]
         self.deleted.append((topic.name, topic.id, base, topic.created_at))
 
-    def recreate_topic(self, *, reuse_id: bool = False) -> None:
+    def recreate_topic(self: Cluster, *, reuse_id: bool = False) -> None:
         """Create a deleted topic again under the same name: with a new ID (or, as a fault, the old one)."""
         available = [d for d in self.deleted if d[0] not in self.topics]
         if not available:
@@ -170,11 +178,13 @@ class TopicEvents:
         self.deleted.remove(entry)
         if reuse_id:
             del self.pending_faults["reused-topic-id"]
-            file, position = self.writer.last_batch[0], self.writer.last_batch[1]
+            last_batch = self.writer.last_batch
+            assert last_batch is not None  # create_topic wrote one
+            file, position = last_batch[0], last_batch[1]
             self._fault_entry("reused-topic-id", topic.created_at, file, position, topic=name, topicId=str(old_id),
                               removedAt=removed_at, firstCreatedAt=created_at)  # fmt: skip
 
-    def remap_diskless(self) -> None:
+    def remap_diskless(self: Cluster) -> None:
         diskless = [t for t in self.topics.values() if t.coordinators is not None]
         if not diskless:
             return
@@ -184,9 +194,9 @@ class TopicEvents:
             topic, sorted(self.rng.sample(range(len(topic.partitions)), count))
         )
 
-    def change_configs(self) -> None:
+    def change_configs(self: Cluster) -> None:
         rng = self.rng
-        messages = []
+        messages: list[tuple[ConfigRecord, int]] = []
         if rng.random() < 0.7 and self.topics:
             topic = rng.choice(list(self.topics.values()))
             for key, values in rng.sample(_TOPIC_CONFIGS, rng.randint(1, 2)):
