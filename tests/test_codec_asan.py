@@ -61,7 +61,8 @@ from kafka_meta_proto.log import records
 from kafka_meta_proto.log.records import Record
 rng = random.Random(5)
 corpus = diff._STATE["corpus"]
-values = [v for (name, _), seeds in corpus.seeds.items() if message_class(name).MESSAGE_TYPE == "metadata"
+from kafka_meta_proto.registries import qualified_class  # the corpus names diskless messages "diskless:..."
+values = [v for (name, _), seeds in corpus.seeds.items() if qualified_class(name).MESSAGE_TYPE == "metadata"
           for v in seeds]
 framed = [kraft.encode_record_value(m, v) for name, version, data in diff.fuzz.read_vectors(diff.fuzz.DEFAULT_VECTORS)
           if name in REGISTRY.names() and message_class(name).MESSAGE_TYPE == "metadata"
