@@ -51,7 +51,7 @@ def files(cluster: Path) -> list[str]:
 
 
 def time_dump(paths: list[str], as_json: bool) -> float:
-    from kafka_meta_proto import dump
+    from kafka_meta_proto.tools import dump
 
     start = time.process_time()
     dump.dump(paths, _Null(), _Null(), as_json=as_json)

@@ -10,7 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from kafka_meta_proto.dump import dump
+from kafka_meta_proto.tools.dump import dump
 
 
 def show(paths: list[Path]) -> None:

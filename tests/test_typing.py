@@ -37,24 +37,16 @@ API_MODULES = [
 ]
 # The command-line tools' modules and packages held to --strict (issue 27, item 4).
 TOOL_MODULES = [
-    "kafka_meta_proto.dump",
-    "kafka_meta_proto.dump_forms",
-    "kafka_meta_proto.dump_coordinators",
-    "kafka_meta_proto.jackson",
     "kafka_meta_proto.coordinator_records",
     "kafka_meta_proto.kraft_rules",
     "kafka_meta_proto.image",
     "kafka_meta_proto.image_text",
-    "kafka_meta_proto.storage",
-    "kafka_meta_proto.localfiles",
-    "kafka_meta_proto.shell",
-    "kafka_meta_proto.shell_layout",
     "kafka_meta_proto.strategies",
     "kafka_meta_proto.extras",
     "kafka_meta_proto.json_plan",
     "kafka_meta_proto.codec",
 ]
-TOOL_PACKAGES = ["kafka_meta_proto.simulator"]
+TOOL_PACKAGES = ["kafka_meta_proto.simulator", "kafka_meta_proto.tools"]
 API_PACKAGES = [
     "kafka_meta_proto.log",
     "kafka_meta_proto.commands",

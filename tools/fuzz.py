@@ -671,7 +671,7 @@ def _pieces_read(data):
 
 
 def _dump(data, directory: Path) -> None:
-    from kafka_meta_proto.dump import dump_file, iter_json_records
+    from kafka_meta_proto.tools.dump import dump_file, iter_json_records
 
     path = directory / "00000000000000000000.log"
     path.write_bytes(data)

@@ -29,7 +29,7 @@ from kafka_oracle import SHELL
 from kafka_meta_proto import __version__
 from kafka_meta_proto.commands.shell import command_lines
 from kafka_meta_proto.image import DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED, MetadataImage
-from kafka_meta_proto.shell import MetadataShell
+from kafka_meta_proto.tools.shell import MetadataShell
 
 _LOG4J2 = (
     "appender.err.type = Console\nappender.err.name = ERR\nappender.err.target = SYSTEM_ERR\n"

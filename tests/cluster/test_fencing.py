@@ -8,7 +8,8 @@ import pytest
 
 from cluster.helpers import copy_metadata_log, listed_brokers, log_files, wait_for
 from kafka_client import KafkaConnection
-from kafka_meta_proto import dump, message_class
+from kafka_meta_proto import message_class
+from kafka_meta_proto.tools import dump
 
 DescribeClusterRequest = message_class("DescribeClusterRequest")
 

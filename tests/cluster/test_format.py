@@ -18,10 +18,11 @@ from cluster.conftest import NEWEST
 from cluster.helpers import send
 from conftest import need_kafka
 from kafka_client import KafkaConnection
-from kafka_meta_proto import dump, message_class
+from kafka_meta_proto import message_class
+from kafka_meta_proto.tools import dump
 from kafka_meta_proto.image import MetadataImage
-from kafka_meta_proto.localfiles import read_meta_properties
-from kafka_meta_proto.storage import feature_levels
+from kafka_meta_proto.tools.localfiles import read_meta_properties
+from kafka_meta_proto.tools.storage import feature_levels
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]  # real Kafka clusters: minutes
 

@@ -17,7 +17,8 @@ import pytest
 from cluster.helpers import copy_metadata_log, init_producer_id, log_files, until_settled, wait_for
 from conftest import need_kafka
 from kafka_client import KafkaConnection
-from kafka_meta_proto import dump, message_class
+from kafka_meta_proto import message_class
+from kafka_meta_proto.tools import dump
 from kafka_meta_proto.log.batch import Record, RecordBatch
 from kafka_meta_proto.log.names import parse_snapshot_name
 
@@ -143,7 +144,7 @@ def test_kafka_4_3_shell_loads_nothing_of_the_newest_release(metadata_files):
     with KafkaShell(SHELL, first_segment) as kafka:
         assert kafka.ask("cat /image/features/metadataVersion") == ["Optional.empty"]
         assert kafka.ask("ls /image/cluster/brokers") == []
-    from kafka_meta_proto.shell import MetadataShell
+    from kafka_meta_proto.tools.shell import MetadataShell
 
     ours = MetadataShell.for_image(load(first_segment))
     assert our_shell(ours, "cat", "/image/features/metadataVersion") == ["Optional[4.4-IV2]"]

@@ -8,7 +8,8 @@ import pytest
 
 import kafka_meta_proto
 from interop.conftest import RELEASES
-from kafka_meta_proto import DISKLESS_REGISTRY, DecodeError, dump, kraft, protocol
+from kafka_meta_proto import DISKLESS_REGISTRY, DecodeError, kraft, protocol
+from kafka_meta_proto.tools import dump
 
 NEWEST = RELEASES[-1]
 # (message, version, Kafka's JSON form of a value)

@@ -16,7 +16,8 @@ import pytest
 import kafka_oracle
 from conftest import need_kafka
 from interop.conftest import RELEASES
-from kafka_meta_proto import dump, registries
+from kafka_meta_proto import registries
+from kafka_meta_proto.tools import dump
 
 MAPPING = '"type":"TOPIC_PARTITION_TO_BATCH_COORDINATOR_MAPPING"'
 

@@ -11,10 +11,11 @@ import io
 
 import pytest
 
-from kafka_meta_proto import cli, dump
+from kafka_meta_proto import cli
+from kafka_meta_proto.tools import dump
 from kafka_meta_proto.image import MetadataImage
 from kafka_meta_proto.pipeline.inputs import BOOTSTRAP, SNAPSHOT, discover, stream_plan
-from kafka_meta_proto.storage import feature_levels
+from kafka_meta_proto.tools.storage import feature_levels
 
 CLUSTER_ID = "MkU3OEVBNTcwNTJENDM2Qg"
 SNAPSHOT_FILE = "__cluster_metadata-0/00000000000000000000-0000000000.checkpoint"

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from kafka_meta_proto import cli, dump
+from kafka_meta_proto import cli
+from kafka_meta_proto.tools import dump
 from kafka_meta_proto.coordinator_records import (
     GROUP_COORDINATOR,
     SHARE_COORDINATOR,

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from kafka_meta_proto import DISKLESS_REGISTRY, cli, dump, kraft, message_class
+from kafka_meta_proto import DISKLESS_REGISTRY, cli, kraft, message_class
+from kafka_meta_proto.tools import dump
 from kafka_meta_proto.log import CompressionType, Record, RecordBatch, TimestampType, control_key
 from kafka_meta_proto.uuid import Uuid
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from kafka_meta_proto import cli, dump
-from kafka_meta_proto.localfiles import read_meta_properties
-from kafka_meta_proto.storage import FormatError, feature_levels, metadata_version_level
+from kafka_meta_proto import cli
+from kafka_meta_proto.tools import dump
+from kafka_meta_proto.tools.localfiles import read_meta_properties
+from kafka_meta_proto.tools.storage import FormatError, feature_levels, metadata_version_level
 
 SNAPSHOT = "__cluster_metadata-0/00000000000000000000-0000000000.checkpoint"
 
@@ -280,7 +281,7 @@ def test_bootstrap_files_are_laid_out_as_the_shared_snapshot_writer_does(tmp_pat
 
     from kafka_meta_proto import message_class
     from kafka_meta_proto.log.snapshot_writer import write_snapshot
-    from kafka_meta_proto.storage import bootstrap_values, write_bootstrap_file
+    from kafka_meta_proto.tools.storage import bootstrap_values, write_bootstrap_file
 
     values = bootstrap_values(feature_levels())
     header = message_class("SnapshotHeaderRecord")(version=0, last_contained_log_timestamp=5).encode(0)

@@ -211,7 +211,7 @@ def test_streaming_reads_a_batch_over_the_limit_one_record_at_a_time():
 RUNNER = r"""
 import resource, sys
 sys.path[:0] = {paths!r}
-import kafka_meta_proto.dump, kafka_meta_proto.log.segment, kafka_meta_proto.image
+import kafka_meta_proto.tools.dump, kafka_meta_proto.log.segment, kafka_meta_proto.image
 {prelude}
 def status(name):
     for line in open("/proc/self/status"):
@@ -313,7 +313,7 @@ result = (len(image.problems), image.problems[-1])
 
 DUMP = """
 import io, os
-from kafka_meta_proto.dump import dump
+from kafka_meta_proto.tools.dump import dump
 err = io.StringIO()
 out = open(os.devnull, "w", encoding="utf-8", errors="strict")
 rc = dump([PATH], out, err, as_json=AS_JSON)
@@ -391,7 +391,7 @@ def test_dump_log_shows_a_header_key_that_is_not_utf8_as_kafka_does(tmp_path):
     import kafka_meta_proto
 
     env = {"PYTHONIOENCODING": "utf-8", "PYTHONPATH": str(Path(kafka_meta_proto.__file__).parents[1])}
-    code = f"import sys; from kafka_meta_proto.dump import dump; sys.exit(dump([{str(path)!r}]))"
+    code = f"import sys; from kafka_meta_proto.tools.dump import dump; sys.exit(dump([{str(path)!r}]))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, env=env, timeout=60)
     assert b"Traceback" not in done.stderr, done.stderr
     assert "headerKeys: [ok-\ufffd\ufffd-\u00e9,plain]" in done.stdout.decode("utf-8")
@@ -529,13 +529,13 @@ for batch in decode_unit(unit):
 }
 READERS["dump-text"] = """
 import os
-from kafka_meta_proto.dump import dump_file
+from kafka_meta_proto.tools.dump import dump_file
 out = open(os.devnull, "w", encoding="utf-8", errors="strict")
 result = dump_file(PATH, out).records
 """
 READERS["dump-json"] = """
 import io, os, json
-from kafka_meta_proto.dump import dump
+from kafka_meta_proto.tools.dump import dump
 class Count(io.TextIOBase):
     lines = 0
     def write(self, text):

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from kafka_meta_proto.localfiles import (
+from kafka_meta_proto.tools.localfiles import (
     LocalFileError,
     MetaProperties,
     PartitionMetadata,

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from kafka_meta_proto import cli, dump, kraft, registries, simulator
+from kafka_meta_proto import cli, kraft, registries, simulator
+from kafka_meta_proto.tools import dump
 from kafka_meta_proto.log import (
     CorruptBatchError,
     Record,

@@ -15,8 +15,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .. import dump, dump_forms, registries
-from ..dump_coordinators import has_decoder
+from .. import registries
+from ..tools import dump, dump_forms
+from ..tools.dump_coordinators import has_decoder
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

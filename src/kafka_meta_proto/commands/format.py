@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..storage import LATEST_RELEASE, FormatError, feature_levels, format_node
+from ..tools.storage import LATEST_RELEASE, FormatError, feature_levels, format_node
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

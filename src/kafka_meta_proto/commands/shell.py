@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .. import registries
 from ..image import MetadataImage
-from ..shell import ALIASES, COMMANDS, MetadataShell, interactive
+from ..tools.shell import ALIASES, COMMANDS, MetadataShell, interactive
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .. import registries
 from ..image import MetadataImage
-from ..localfiles import LocalFileError, read_partition_metadata
+from ..tools.localfiles import LocalFileError, read_partition_metadata
 from ..log.names import METADATA_LOG_DIR
 from ..uuid import Uuid
 from .shell import load_image

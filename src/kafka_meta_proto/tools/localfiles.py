@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Union
 
-from .uuid import Uuid
+from ..uuid import Uuid
 
 # A file's path as the functions here take it.
 StrPath = Union[str, "os.PathLike[str]"]

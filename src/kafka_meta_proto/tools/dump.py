@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO, Union
 
-from . import kraft, registries
-from .coordinator_records import decode_coordinator_record
+from .. import kraft, registries
+from ..coordinator_records import decode_coordinator_record
 from .dump_coordinators import coordinator_texts
 from .dump_forms import (  # noqa: F401 (re-exported)
     CLUSTER_METADATA,
@@ -56,9 +56,9 @@ from .dump_forms import (  # noqa: F401 (re-exported)
     ToolForm,
     tool_form,
 )
-from .errors import DecodeError
+from ..errors import DecodeError
 from .jackson import _dumps, has_float_fields, java_double, kafka_json  # noqa: F401 (re-exported)
-from .log.control import (
+from ..log.control import (
     CONTROL_TYPE_NAMES,
     KRAFT_VERSION,
     KRAFT_VOTERS,
@@ -68,8 +68,8 @@ from .log.control import (
     decode_control_record,
     parse_control_key,
 )
-from .log.errors import LogFormatError, TruncatedBatchError
-from .log.header import (
+from ..log.errors import LogFormatError, TruncatedBatchError
+from ..log.header import (
     ATTR_COMPRESSION,
     ATTR_CONTROL,
     ATTR_DELETE_HORIZON,
@@ -77,12 +77,12 @@ from .log.header import (
     ATTR_TRANSACTIONAL,
     BatchHeader,
 )
-from .log.names import BOOTSTRAP_CHECKPOINT, leading_offset, parse_snapshot_name, suffix_kind
-from .log.records import Record
-from .log.scanning import BatchView, Damage, scan
-from .log.source import ByteSource, MappedFile
-from .messages import REGISTRY
-from .registries import RegistryLike
+from ..log.names import BOOTSTRAP_CHECKPOINT, leading_offset, parse_snapshot_name, suffix_kind
+from ..log.records import Record
+from ..log.scanning import BatchView, Damage, scan
+from ..log.source import ByteSource, MappedFile
+from ..messages import REGISTRY
+from ..registries import RegistryLike
 
 _CODEC_NAMES = {0: "none", 1: "gzip", 2: "snappy", 3: "lz4", 4: "zstd"}
 _CONTROL_LABELS: dict[int, str] = {  # Kafka's prefix for each KRaft control record type

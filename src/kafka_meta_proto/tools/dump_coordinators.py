@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 from typing import TYPE_CHECKING, Any, cast
 
-from .coordinator_records import (
+from ..coordinator_records import (
     GROUP_COORDINATOR,
     SHARE_COORDINATOR,
     TRANSACTION_COORDINATOR,
@@ -24,13 +24,13 @@ from .coordinator_records import (
     decode_coordinator_record,
 )
 from .dump_forms import ToolForm
-from .errors import DecodeError, KafkaProtocolError
+from ..errors import DecodeError, KafkaProtocolError
 from .jackson import kafka_json
-from .messages import REGISTRY
+from ..messages import REGISTRY
 
 if TYPE_CHECKING:
-    from .messages.transaction_log_key import TransactionLogKey
-    from .messages.transaction_log_value import TransactionLogValue
+    from ..messages.transaction_log_key import TransactionLogKey
+    from ..messages.transaction_log_value import TransactionLogValue
 
 # Group coordinator record types each release's tool reads: 3.9 knew the classic and consumer
 # group records (0-8); 4.x no longer reads type 9 (ShareGroupPartitionMetadata, an early-access

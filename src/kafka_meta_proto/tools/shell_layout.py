@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from typing import Union
 
-from . import __version__
-from .image import METADATA_VERSION, MetadataImage, Topic
-from .image_text import (
+from .. import __version__
+from ..image import METADATA_VERSION, MetadataImage, Topic
+from ..image_text import (
     SCRAM_MECHANISMS,
     acl_text,
     broker_text,

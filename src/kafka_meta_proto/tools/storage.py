@@ -23,14 +23,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import kraft
-from .image_text import METADATA_VERSIONS
+from .. import kraft
+from ..image_text import METADATA_VERSIONS
 from .localfiles import MetaProperties, parse_properties, write_meta_properties
-from .log.batch import RecordBatch
-from .log.control import ControlRecordType, control_key
-from .log.names import BOOTSTRAP_CHECKPOINT, BOOTSTRAP_SNAPSHOT_ID, METADATA_LOG_DIR, snapshot_name
-from .log.records import Record
-from .uuid import Uuid
+from ..log.batch import RecordBatch
+from ..log.control import ControlRecordType, control_key
+from ..log.names import BOOTSTRAP_CHECKPOINT, BOOTSTRAP_SNAPSHOT_ID, METADATA_LOG_DIR, snapshot_name
+from ..log.records import Record
+from ..uuid import Uuid
 
 # The metadata.version levels Kafka 4.4.0's storage tool formats: 3.3-IV3 to 4.4-IV2, its latest
 # production level (4.5-IV0, 34, is not production and is refused without unstable versions).
@@ -97,7 +97,7 @@ def writes_checkpoint_layout(features: dict[str, int]) -> bool:
 def bootstrap_values(features: dict[str, int]) -> list[bytes]:
     """The bootstrap records: metadata.version first, then the other features above level 0 by
     name, each a FeatureLevelRecord v0 in its KRaft frame."""
-    from .messages.feature_level_record import FeatureLevelRecord
+    from ..messages.feature_level_record import FeatureLevelRecord
 
     names = ["metadata.version"] + sorted(
         n for n, level in features.items() if n != "metadata.version" and level > 0
@@ -153,8 +153,8 @@ def write_bootstrap_file(
     control records ``controls`` (type, value) after the SnapshotHeader in its batch: that batch
     from offset 0, the records in one batch after it, the SnapshotFooter last; leader epoch 0.
     A storage tool's records are few, far below the 8 MiB a batch may hold."""
-    from .messages.snapshot_footer_record import SnapshotFooterRecord
-    from .messages.snapshot_header_record import SnapshotHeaderRecord
+    from ..messages.snapshot_footer_record import SnapshotFooterRecord
+    from ..messages.snapshot_header_record import SnapshotHeaderRecord
 
     header = SnapshotHeaderRecord(version=0, last_contained_log_timestamp=log_timestamp).encode(0)
     footer = SnapshotFooterRecord(version=0).encode(0)
@@ -240,8 +240,8 @@ class Quorum:
         """The KRaftVersion and Voters control records (type, value), none at kraft.version 0."""
         if self.kraft_version == 0:
             return []
-        from .messages.kraft_version_record import KRaftVersionRecord
-        from .messages.voters_record import VotersRecord as V
+        from ..messages.kraft_version_record import KRaftVersionRecord
+        from ..messages.voters_record import VotersRecord as V
 
         version = KRaftVersionRecord(version=0, kraft_version=self.kraft_version).encode(0)
         records: list[tuple[int, bytes]] = [(ControlRecordType.KRAFT_VERSION, version)]
