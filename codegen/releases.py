@@ -1,6 +1,6 @@
 """Which Kafka releases exist beyond the pinned ones, asked of Maven Central.
 
-``python -m codegen.refresh --newer`` and ``--try RELEASE`` (codegen/refresh.py) use this module:
+``python -m codegen.maintenance.refresh --newer`` and ``--try RELEASE`` (codegen/maintenance/refresh.py) use this module:
 the released versions of ``kafka-clients`` (from its ``maven-metadata.xml``, pre-releases left
 out), the candidates for each pinned release line (``kafka/RELEASE/pom.xml``), which of a pom's
 Kafka artifacts are not published at a candidate version, a copy of a pinned pom moved to the
@@ -153,7 +153,7 @@ def rewrite_pom(pom_text: str, release: str, leave_out: list[str] = ()) -> str:
         if n == 0:
             raise ValueError(f"the pom has no dependency {artifact}")
     # (an XML comment may not hold a double hyphen: no "--try" in it)
-    note = f"<!-- Kafka {release} on trial (codegen.refresh), copied from the pom of Kafka {old}"
+    note = f"<!-- Kafka {release} on trial (codegen.maintenance.refresh), copied from the pom of Kafka {old}"
     if leave_out:
         note += f"; left out, not published at {release}: {', '.join(leave_out)}"
     note += " -->"
@@ -246,6 +246,6 @@ def resolve(pom: Path, folder: Path) -> list[Path]:
 def jar_schema_texts(jars: list[Path]):
     """(jar file name, schema text) for every message schema packed in Kafka's own jars of a
     classpath, read as tools/kafka_oracle reads the pinned releases' jars."""
-    from .refresh import _oracle
+    from .maintenance.refresh import _oracle
 
     return ((f.jar, f.text) for f in _oracle().schema_files_in(jars))

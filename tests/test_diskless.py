@@ -388,7 +388,7 @@ def test_registry_refuses_a_second_claimant():
 def test_find_coordinator_v7_is_kafkas_v6_layout_over_kafkas_versions(name):
     """The design's FindCoordinator speaks Kafka's versions 0-6 exactly as Kafka's registry does,
     and v7 with the layout of v6; Kafka's registry stops at 6."""
-    from codegen import refresh
+    from codegen.maintenance import refresh
 
     kafka = jsonc.load(ROOT / "schemas" / "kafka" / f"{name}.json")
     design = jsonc.load(ROOT / "schemas" / "diskless" / f"{name}.json")

@@ -3,7 +3,7 @@
 Every version a file speaks must carry exactly the wire facts of the Kafka release that defines it
 (the newest release line that has the version; see docs/schema-sources.md): fields, order, types,
 nullability, tags, defaults and flexibility, compared version by version after the merge that
-``python -m codegen.refresh`` performs. Only the prose may differ: the ``about`` texts must be our
+``python -m codegen.maintenance.refresh`` performs. Only the prose may differ: the ``about`` texts must be our
 own words, so they are also compared against Kafka's.
 
 The jars come from ``kafka/RELEASE/pom.xml`` through ``bash tools/setup.sh``; without them these
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen import refresh
+from codegen.maintenance import refresh
 from codegen.jsonc import strip_comments
 from codegen.versions import Versions
 

@@ -91,7 +91,7 @@ refuses() {  # refuses WHAT ARGS...: exit 2 with one line naming WHAT
 }
 refuses "an installed copy lacks" "$venv/bin/kafka-meta-proto" codegen
 refuses "an installed copy lacks" "$venv/bin/kafka-meta-proto" codegen --check
-refuses "in a checkout of the repository only" "$venv/bin/python" -m kafka_meta_proto.codegen.refresh --dry-run
+refuses "in a checkout of the repository only" "$venv/bin/python" -m kafka_meta_proto.codegen.maintenance.refresh --dry-run
 out=$("$venv/bin/kafka-meta-proto" codegen --schemas schemas --out "$site" --package echo 2>&1) && fail "codegen wrote into $site"
 case $out in *"inside the installed kafka_meta_proto"*) ;; *) fail "codegen --out into the install: $out" ;; esac
 [ "$(find "$site" -not -path '*/__pycache__*' | sort | sha1sum)" = "$before" ] || fail "the install changed under $site"

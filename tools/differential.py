@@ -339,7 +339,7 @@ def _renames(ours: list[dict], theirs: list[dict], into: dict[str, str]) -> None
 
 @functools.lru_cache(maxsize=None)
 def _release_schemas(release: str) -> dict:
-    from codegen import refresh
+    from codegen.maintenance import refresh
 
     return {name: schema for name, (_, schema) in refresh.release_schemas(release).items()}
 
@@ -356,7 +356,7 @@ def _our_schema(name: str) -> dict | None:
 def release_form(release: str, name: str, version: int) -> tuple[str, dict[str, str]]:
     """How Kafka ``release`` defines ``version`` of our schema ``name``: the SAME form, the same
     bytes under other field names (RENAMED, with our JSON name -> theirs), or an OTHER layout."""
-    from codegen import refresh
+    from codegen.maintenance import refresh
 
     ours, theirs = _our_schema(name), _release_schemas(release).get(name)
     if ours is None or theirs is None:

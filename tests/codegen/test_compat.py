@@ -1,4 +1,4 @@
-"""The schema-evolution checker (codegen.compat) on crafted schema pairs and on Kafka's own trees."""
+"""The schema-evolution checker (codegen.maintenance.compat) on crafted schema pairs and on Kafka's own trees."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen.compat import BREAKING_KINDS, compare_trees, main
+from codegen.maintenance.compat import BREAKING_KINDS, compare_trees, main
 from codegen.spec import load_tree
 from conftest import REFERENCE, kafka_schema_tree
 

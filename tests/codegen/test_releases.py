@@ -1,4 +1,4 @@
-"""Following Kafka forward (codegen/releases.py, ``python -m codegen.refresh --newer / --try``):
+"""Following Kafka forward (codegen/releases.py, ``python -m codegen.maintenance.refresh --newer / --try``):
 Maven metadata read, pre-releases left out, candidates picked, a pinned pom moved to a candidate.
 The repository is a folder served by a real HTTP server on loopback; one test runs the whole
 ``--try`` path with Maven (Kafka 4.4.0 tried beside a 3.9.2-only pin, from the jars in ~/.m2)."""
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen import refresh
+from codegen.maintenance import refresh
 from codegen import releases as rel
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -213,7 +213,7 @@ def test_newer_lists_candidates_of_the_pinned_lines(maven, capsys):
     for r in pinned:
         assert f"kafka/{r}: newer {'.'.join(r.split('.')[:2])} patches: {patches[r]}\n" in out
     assert f"beyond {pinned[-1]}: {beyond} (not published: " in out
-    assert f"python -m codegen.refresh --try {beyond}" in out
+    assert f"python -m codegen.maintenance.refresh --try {beyond}" in out
 
 
 def test_try_refuses_what_it_cannot_try(maven, capsys):

@@ -1,13 +1,17 @@
-"""``python -m codegen.refresh``: rebuild schemas/kafka/ from the schemas inside Kafka's jars.
+"""``python -m codegen.maintenance.refresh``: rebuild schemas/kafka/ from the schemas inside
+Kafka's jars.
 
-  python -m codegen.refresh              merge every release under kafka/*/pom.xml into schemas/kafka/,
-                                         print what changed (codegen.compat) and regenerate the package
-  python -m codegen.refresh --dry-run    print the merge report and the changes, write nothing
-  python -m codegen.refresh --newer      ask Maven Central which Kafka releases exist beyond the
-                                         pinned lines (codegen.releases)
-  python -m codegen.refresh --try 4.5.0  merge with 4.5.0 in place of the line it would replace
-                                         (--replace LINE|none to choose) in a temporary folder and
-                                         print what the move would change; writes nothing
+  python -m codegen.maintenance.refresh              merge every release under kafka/*/pom.xml
+                                                     into schemas/kafka/, print what changed
+                                                     (codegen.maintenance.compat), regenerate
+  python -m codegen.maintenance.refresh --dry-run    print the merge report and the changes,
+                                                     write nothing
+  python -m codegen.maintenance.refresh --newer      ask Maven Central which Kafka releases exist
+                                                     beyond the pinned lines (codegen.releases)
+  python -m codegen.maintenance.refresh --try 4.5.0  merge with 4.5.0 in place of the line it
+                                                     would replace (--replace LINE|none to
+                                                     choose) in a temporary folder and print
+                                                     what the move would change; writes nothing
 
 Each release line (``kafka/RELEASE/pom.xml``, resolved by ``tools/setup.sh``) contributes the JSON
 schemas packed in Kafka's own jars. One file per message speaks the union of the versions the
@@ -32,11 +36,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import jsonc
-from . import releases as rel
-from .versions import MAX_VERSION, NONE, Versions
+from .. import jsonc
+from .. import releases as rel
+from ..versions import MAX_VERSION, NONE, Versions
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TARGET = ROOT / "schemas" / "kafka"
 ORACLE = ROOT / "tools" / "kafka_oracle.py"
 
@@ -561,7 +565,7 @@ def print_changes(before: Path, merged: dict, reports: list[Merge], out: Path) -
 
     touched = write_tree(merged, reports, out)
     print(f"{len(touched)} schema files written or removed under {out}")
-    print("changes (python -m codegen.compat):")
+    print("changes (python -m codegen.maintenance.compat):")
     sys.stdout.flush()
     compat_main([str(before), str(out)])
 
@@ -599,7 +603,7 @@ def show_newer(repository: str) -> int:
         print(f"beyond {pinned[-1]}: no newer minor or major release")
     newest = [vs[-1] for vs in found.patches.values() if vs] + found.beyond[-1:]
     if newest:
-        print(f"what a move would change: python -m codegen.refresh --try {newest[-1]}")
+        print(f"what a move would change: python -m codegen.maintenance.refresh --try {newest[-1]}")
     return 0
 
 
@@ -675,7 +679,7 @@ def try_release(
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m codegen.refresh", description=__doc__.split("\n")[0]
+        prog="python -m codegen.maintenance.refresh", description=__doc__.split("\n\n")[0]
     )
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument(
@@ -710,7 +714,7 @@ def main(argv=None) -> int:
     )
     args = ap.parse_args(argv)
     if not ORACLE.is_file():  # an installed copy (kafka_meta_proto.codegen): no tools/, no kafka/
-        print(f"codegen.refresh works in a checkout of the repository only: it needs {ORACLE.relative_to(ROOT)}, "
+        print(f"codegen.maintenance.refresh works in a checkout of the repository only: it needs {ORACLE.relative_to(ROOT)}, "
               f"Kafka's jars and schemas/kafka, which {ROOT} does not have", file=sys.stderr)  # fmt: skip
         return 2
     if args.newer or args.candidate:

@@ -1,6 +1,6 @@
 """Schema-evolution checker: which changes between two schema trees break peers on the wire.
 
-  python -m codegen.compat OLD_DIR NEW_DIR [--json]
+  python -m codegen.maintenance.compat OLD_DIR NEW_DIR [--json]
 
 Messages are matched by name (or, when renamed, by type and api key) and compared version by
 version over the versions both trees accept, recursing into nested structs by field path. A peer
@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass, field
 from itertools import groupby
 from pathlib import Path
 
-from .spec import FieldSpec, FieldType, MessageSpec, SchemaError, load_tree
-from .versions import Versions
+from ..spec import FieldSpec, FieldType, MessageSpec, SchemaError, load_tree
+from ..versions import Versions
 
 # Kinds that break peers. An entry of one of these kinds can still be non-breaking when it only
 # touches a version OLD marked unstable (latestVersionUnstable): such a version is not advertised
@@ -329,7 +329,7 @@ def format_text(report: Report) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m codegen.compat", description=__doc__.split("\n")[0]
+        prog="python -m codegen.maintenance.compat", description=__doc__.split("\n")[0]
     )
     ap.add_argument("old", type=Path, metavar="OLD_DIR", help="schema tree before the change")
     ap.add_argument("new", type=Path, metavar="NEW_DIR", help="schema tree after the change")
