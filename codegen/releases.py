@@ -246,6 +246,6 @@ def resolve(pom: Path, folder: Path) -> list[Path]:
 def jar_schema_texts(jars: list[Path]):
     """(jar file name, schema text) for every message schema packed in Kafka's own jars of a
     classpath, read as tools/kafka_oracle reads the pinned releases' jars."""
-    from .maintenance.refresh import _oracle
+    from .maintenance.sources import kafka_oracle as _oracle
 
     return ((f.jar, f.text) for f in _oracle().schema_files_in(jars))

@@ -91,12 +91,12 @@ def need_kafka(release: str) -> None:
 
 def kafka_schema_tree(release: str, into: Path) -> Path:
     """Kafka ``release``'s JSON schemas, taken from its jars and laid out as schemas/kafka/ is (a
-    folder per record key space, codegen/maintenance/refresh.JAR_FOLDERS); skips where Kafka is absent."""
+    folder per record key space, codegen/maintenance/sources.JAR_FOLDERS); skips where Kafka is absent."""
     sys.path.insert(0, str(ROOT / "tools"))
     need_kafka(release)
     import kafka_oracle
 
-    from codegen.maintenance.refresh import JAR_FOLDERS
+    from codegen.maintenance.sources import JAR_FOLDERS
 
     for schema in kafka_oracle.schema_files(release):
         target = into / JAR_FOLDERS[schema.jar.rsplit("-", 1)[0]] / Path(schema.entry).name

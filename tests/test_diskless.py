@@ -388,15 +388,15 @@ def test_registry_refuses_a_second_claimant():
 def test_find_coordinator_v7_is_kafkas_v6_layout_over_kafkas_versions(name):
     """The design's FindCoordinator speaks Kafka's versions 0-6 exactly as Kafka's registry does,
     and v7 with the layout of v6; Kafka's registry stops at 6."""
-    from codegen.maintenance import refresh
+    from codegen.maintenance import merge
 
     kafka = jsonc.load(ROOT / "schemas" / "kafka" / f"{name}.json")
     design = jsonc.load(ROOT / "schemas" / "diskless" / f"{name}.json")
     assert REGISTRY.message_class(name).versions() == range(0, 7)
     assert D.message_class(name).versions() == range(0, 8)
     for v in range(7):
-        assert refresh.project(design, v) == refresh.project(kafka, v), v
-    assert refresh.project(design, 7) == refresh.project(kafka, 6)
+        assert merge.project(design, v) == merge.project(kafka, v), v
+    assert merge.project(design, 7) == merge.project(kafka, 6)
 
 
 def test_kafkas_registry_gives_the_clashing_numbers_kafkas_meanings():

@@ -154,7 +154,7 @@ def test_every_code_of_kafka_clients_errors(tmp_path) -> None:
     import shutil
     import subprocess
 
-    from codegen.maintenance.refresh import _oracle
+    from codegen.maintenance.sources import kafka_oracle as _oracle
 
     oracle = _oracle()
     release = oracle.releases()[-1]

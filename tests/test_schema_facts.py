@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen.maintenance import refresh
+from codegen.maintenance import merge, schema_files, sources
 from codegen.jsonc import strip_comments
 from codegen.versions import Versions
 
@@ -47,7 +47,7 @@ def project_schemas() -> list[Path]:
 @functools.lru_cache(maxsize=None)
 def kafka_releases() -> dict[str, dict[str, dict]]:
     """release -> {schema name: schema} for every release line under kafka/, newest first."""
-    oracle = refresh._oracle()
+    oracle = sources.kafka_oracle()
     releases = oracle.releases()
     absent = [r for r in releases if not (oracle.CACHE / r / "classpath.txt").exists()]
     if not releases or absent:
@@ -57,12 +57,12 @@ def kafka_releases() -> dict[str, dict[str, dict]]:
         pytest.skip(why)
     out = {}
     for release in reversed(releases):
-        out[release] = {name: schema for name, (_, schema) in refresh.release_schemas(release).items()}
+        out[release] = {name: schema for name, (_, schema) in sources.release_schemas(release).items()}
     return out
 
 
 def kafka_names(name: str) -> list[str]:
-    return [name] + [old for old, new in refresh.RENAMED.items() if new == name]
+    return [name] + [old for old, new in sources.RENAMED.items() if new == name]
 
 
 def defining_schema(name: str, version: int, ours: dict):
@@ -75,9 +75,9 @@ def defining_schema(name: str, version: int, ours: dict):
             if ours["type"].startswith("coordinator-") and theirs["type"] == "data":
                 # 3.9 wrote the record type as the key's version (docs/schema-sources.md).
                 kv = ours["apiKey"] if ours["type"] == "coordinator-key" else version
-                if kv in refresh.defined_versions(theirs):
+                if kv in merge.defined_versions(theirs):
                     return release, theirs, kv
-            elif version in refresh.defined_versions(theirs):
+            elif version in merge.defined_versions(theirs):
                 return release, theirs, version
     return None, None, None
 
@@ -113,7 +113,7 @@ def test_wire_facts_match_kafka(path: Path):
         release, theirs, kv = defining_schema(ours["name"], v, ours)
         assert theirs is not None, f"no Kafka release defines {ours['name']} v{v}"
         newest = newest or theirs
-        assert refresh.project(ours, v) == refresh.project(theirs, kv), (
+        assert merge.project(ours, v) == merge.project(theirs, kv), (
             f"{ours['name']} v{v} differs from Kafka {release}'s"
         )
     for release, schemas in kafka_releases().items():
@@ -127,13 +127,13 @@ def test_every_kafka_schema_is_shipped():
     ours = {load_jsonc(p)["name"]: load_jsonc(p) for p in project_schemas()}
     for release, schemas in kafka_releases().items():
         for name, theirs in schemas.items():
-            name = refresh.RENAMED.get(name, name)
+            name = sources.RENAMED.get(name, name)
             if name == "OffsetCommitKey" and theirs["type"] == "data":
                 continue  # 3.9's key of record types 0 and 1: LegacyOffsetCommitKey and OffsetCommitKey
             assert name in ours, f"Kafka {release}'s {name} has no schema here"
             missing = [
                 v
-                for v in range(refresh.defined_versions(theirs).lowest, refresh.defined_versions(theirs).highest + 1)
+                for v in range(merge.defined_versions(theirs).lowest, merge.defined_versions(theirs).highest + 1)
                 if theirs["type"] != "data" or not ours[name]["type"].startswith("coordinator-")
                 if v not in Versions.parse(ours[name]["validVersions"])
             ]
@@ -145,7 +145,7 @@ def _their_abouts(name: str) -> dict[tuple, str]:
     for schemas in kafka_releases().values():
         for kname in kafka_names(name):
             if kname in schemas:
-                found.update(refresh.descriptions(schemas[kname]))
+                found.update(schema_files.descriptions(schemas[kname]))
     return found
 
 
@@ -157,7 +157,7 @@ def test_descriptions_are_our_own(path: Path):
     theirs = _their_abouts(ours["name"])
     copied = [
         "/".join(p)
-        for p, t in refresh.descriptions(ours).items()
+        for p, t in schema_files.descriptions(ours).items()
         if p in theirs and normalize(t) == normalize(theirs[p]) and len(normalize(t).split()) > SHORT_WORDS
     ]
     assert not copied, f"'about' texts identical to Kafka's: {copied}"
@@ -168,7 +168,7 @@ def test_few_short_descriptions_equal_kafka():
     for path in project_schemas():
         ours = load_jsonc(path)
         theirs = _their_abouts(ours["name"])
-        for p, t in refresh.descriptions(ours).items():
+        for p, t in schema_files.descriptions(ours).items():
             if p in theirs and normalize(t) == normalize(theirs[p]):
                 matches.append(f"{path.stem}:{'/'.join(p)}")
     assert len(matches) <= MAX_SHORT_MATCHES, f"too many 'about' texts equal to Kafka's: {matches}"

@@ -339,9 +339,9 @@ def _renames(ours: list[dict], theirs: list[dict], into: dict[str, str]) -> None
 
 @functools.lru_cache(maxsize=None)
 def _release_schemas(release: str) -> dict:
-    from codegen.maintenance import refresh
+    from codegen.maintenance import sources
 
-    return {name: schema for name, (_, schema) in refresh.release_schemas(release).items()}
+    return {name: schema for name, (_, schema) in sources.release_schemas(release).items()}
 
 
 @functools.lru_cache(maxsize=None)
@@ -356,12 +356,12 @@ def _our_schema(name: str) -> dict | None:
 def release_form(release: str, name: str, version: int) -> tuple[str, dict[str, str]]:
     """How Kafka ``release`` defines ``version`` of our schema ``name``: the SAME form, the same
     bytes under other field names (RENAMED, with our JSON name -> theirs), or an OTHER layout."""
-    from codegen.maintenance import refresh
+    from codegen.maintenance import merge
 
     ours, theirs = _our_schema(name), _release_schemas(release).get(name)
     if ours is None or theirs is None:
         return SAME, {}
-    a, b = refresh.project(ours, version), refresh.project(theirs, version)
+    a, b = merge.project(ours, version), merge.project(theirs, version)
     if a == b:
         return SAME, {}
     if a["flexible"] == b["flexible"] and _wire_view(a["fields"]) == _wire_view(b["fields"]):

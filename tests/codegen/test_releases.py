@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen.maintenance import refresh
+from codegen.maintenance import forward, refresh, sources
 from codegen import releases as rel
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -199,7 +199,7 @@ def bumped(release: str, at: int) -> str:
 
 def test_newer_lists_candidates_of_the_pinned_lines(maven, capsys):
     url, publish = maven
-    pinned = refresh._oracle().releases()
+    pinned = sources.kafka_oracle().releases()
     patches = {r: bumped(r, 2) for r in pinned}
     beyond = bumped(pinned[-1], 1)
     publish("kafka-clients", [*pinned, *patches.values(), beyond + "-rc1", beyond])
@@ -219,28 +219,28 @@ def test_newer_lists_candidates_of_the_pinned_lines(maven, capsys):
 def test_try_refuses_what_it_cannot_try(maven, capsys):
     url, publish = maven
     publish("kafka-clients", ["4.4.0", "4.5.0-rc0"])
-    assert refresh.try_release("4.4.0", ["3.9.2", "4.4.0"], url) == 2
+    assert forward.try_release("4.4.0", ["3.9.2", "4.4.0"], url) == 2
     assert "pinned already" in capsys.readouterr().err
-    assert refresh.try_release("4.5.0-rc0", ["3.9.2", "4.4.0"], url) == 2
+    assert forward.try_release("4.5.0-rc0", ["3.9.2", "4.4.0"], url) == 2
     assert "not a release version" in capsys.readouterr().err
-    assert refresh.try_release("4.4.9", ["3.9.2"], url) == 2
+    assert forward.try_release("4.4.9", ["3.9.2"], url) == 2
     assert "lists no release 4.4.9 of kafka-clients" in capsys.readouterr().err
-    assert refresh.try_release("4.4.0", ["3.9.2"], url, replace="4.3.1") == 2
+    assert forward.try_release("4.4.0", ["3.9.2"], url, replace="4.3.1") == 2
     assert "not a pinned release line" in capsys.readouterr().err
 
 
 @pytest.mark.slow  # over ten seconds: the slow tier (.ci/run)
 def test_try_runs_the_merge_with_the_candidate(maven, capsys):
     """The whole --try path: Kafka 4.4.0 as a candidate beside a 3.9.2-only pin (about 20 s)."""
-    if shutil.which("mvn") is None or refresh.unfetched(["3.9.2", "4.4.0"]):
-        pytest.skip(refresh.unfetched(["3.9.2", "4.4.0"]) or "mvn is not on PATH")
+    if shutil.which("mvn") is None or sources.unfetched(["3.9.2", "4.4.0"]):
+        pytest.skip(sources.unfetched(["3.9.2", "4.4.0"]) or "mvn is not on PATH")
     if not (Path.home() / ".m2/repository/org/apache/kafka/kafka-clients/4.4.0").is_dir():
         pytest.skip("Kafka 4.4.0's jars are not in ~/.m2 (bash tools/setup.sh)")
     url, publish = maven
     for a in rel.kafka_artifacts((ROOT / "kafka" / "3.9.2" / "pom.xml").read_text()):
         publish(a.artifact, ["3.9.2", "4.4.0"] if a.artifact != "kafka-shell" else ["3.9.2"])
-    before = {p: p.stat().st_mtime_ns for p in refresh.TARGET.rglob("*")}
-    assert refresh.try_release("4.4.0", ["3.9.2"], url) == 0
+    before = {p: p.stat().st_mtime_ns for p in sources.TARGET.rglob("*")}
+    assert forward.try_release("4.4.0", ["3.9.2"], url) == 0
     out = capsys.readouterr().out
     assert "trying Kafka 4.4.0 beside 3.9.2: release lines 3.9.2, 4.4.0\n" in out
     assert "left out (not published at 4.4.0): kafka-shell\n" in out
@@ -248,4 +248,4 @@ def test_try_runs_the_merge_with_the_candidate(maven, capsys):
     assert "compared with the merge of the pinned lines (3.9.2)" in out
     assert "\nShareGroupHeartbeatRequest\n" in out  # 4.x's v1 and up appear
     assert " messages compared, " in out
-    assert {p: p.stat().st_mtime_ns for p in refresh.TARGET.rglob("*")} == before
+    assert {p: p.stat().st_mtime_ns for p in sources.TARGET.rglob("*")} == before
