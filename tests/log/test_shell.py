@@ -13,7 +13,8 @@ import pytest
 
 from kafka_meta_proto import DISKLESS_REGISTRY, cli, message_class, registries
 from kafka_meta_proto.image import MetadataImage
-from kafka_meta_proto.tools.shell import MetadataShell, escape_name, image_tree
+from kafka_meta_proto.tools.shell import MetadataShell
+from kafka_meta_proto.tools.shell_tree import escape_name, image_tree
 from kafka_meta_proto.uuid import Uuid
 
 from .reference import KRAFT_LOGS, SKIP_REASON
