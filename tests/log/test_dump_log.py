@@ -495,8 +495,9 @@ def test_a_few_large_records_are_streamed_past_the_eager_byte_bound(tmp_path, mo
     from kafka_meta_proto.log.header import MIN_BATCH_LENGTH, pack_header, seal
     from kafka_meta_proto.log.compression import compress
     from kafka_meta_proto.log.records import encode_records
+    from kafka_meta_proto.tools import dump_batches
 
-    monkeypatch.setattr(dump, "EAGER_BYTES", 3 << 19)
+    monkeypatch.setattr(dump_batches, "EAGER_BYTES", 3 << 19)
     records = [Record(offset_delta=i, value=bytes([i]) * (1 << 20)) for i in range(3)]
     for count, shown in ((3, 3), (4, 3), (2, 2)):
         payload = compress(CompressionType.ZSTD, encode_records(records))
