@@ -59,18 +59,32 @@ def _n(x: int) -> str:
 
 
 def render(report, all_files: bool = False, max_files: int = MAX_FILES) -> str:
-    out = []
+    """The audit's text report: what was read, the files, the record types, the audits and some
+    violations, then the verdict."""
     files = report.files
     total_bytes = sum(f.bytes for f in files)
     rate = report.records_read / report.seconds if report.seconds else 0
-    out.append(
+    out = [
         f"kafka-meta-proto audit: {len(report.clusters)} cluster(s), {len(files)} files ({total_bytes / 1e6:.1f} MB), "
         f"{_n(report.records_read)} records in {report.seconds:.1f} s ({_n(int(rate))} records/s) "
-        f"on {report.master}, {report.units} units in {report.partitions} tasks"
-    )
-    out.append(f"output: {report.out}")
-    out.append("")
+        f"on {report.master}, {report.units} units in {report.partitions} tasks",
+        f"output: {report.out}",
+        "",
+    ]  # fmt: skip
+    out += _files_section(report, all_files, max_files)
+    out += _types_section(report)
+    out += _audits_section(report)
+    out += _violations_section(report)
+    verdict = "every record accounted for" if report.balanced else "RECORD COUNTS DO NOT BALANCE"
+    out.append(f"{verdict}; {_n(report.violations)} violation(s)")
+    phases = ", ".join(f"{name.split(' (')[0].split(' in ')[0]} {sec:.1f} s" for name, sec in report.phases)
+    out.append(f"phases: {phases}")
+    return "\n".join(out) + "\n"
 
+
+def _files_section(report, all_files: bool, max_files: int) -> list[str]:
+    """Each file's counts; past ``max_files``, the files with problems first and the rest summed."""
+    files = report.files
     shown = files
     hidden = []
     if not all_files and len(files) > max_files:
@@ -90,36 +104,34 @@ def render(report, all_files: bool = False, max_files: int = MAX_FILES) -> str:
     rows.append(["TOTAL", "", "", _n(sum(f.batches for f in files)), _n(report.records_read), _n(report.records_written),
                  _n(report.records_reported), "yes" if all(f.balanced for f in files) else "NO",
                  f"{sum(1 for f in files if f.issues)} quarantined"])  # fmt: skip
-    out.append("Files (read = written + reported)")
-    out += table(["cluster", "file", "kind", "batches", "read", "written", "reported", "balanced", "status"], rows,
-                 "lllrrrrll")  # fmt: skip
-    out.append("")
+    headers = ["cluster", "file", "kind", "batches", "read", "written", "reported", "balanced", "status"]
+    return ["Files (read = written + reported)", *table(headers, rows, "lllrrrrll"), ""]
 
+
+def _types_section(report) -> list[str]:
     rows = [[t, v["table"], _n(v["records"]), _n(v["typed"]), "yes" if v["records"] == v["typed"] else "NO"]
             for t, v in report.types.items()]  # fmt: skip
-    out.append("Record types (records table = typed table)")
-    out += table(["type", "typed table", "records", "typed rows", "equal"], rows, "llrrl")
-    out.append("")
+    headers = ["type", "typed table", "records", "typed rows", "equal"]
+    return ["Record types (records table = typed table)", *table(headers, rows, "llrrl"), ""]
 
+
+def _audits_section(report) -> list[str]:
     rows = []
     for name, a in report.audits.items():
         rows.append([name, _n(a["violations"]), _n(a["unverifiable"]), ", ".join(a["clusters"]) or "-",
                      "; ".join(f"{c} {v['violation']}" + (f"(+{v['unverifiable']}?)" if v["unverifiable"] else "")
                                for c, v in a["by_check"].items() if v["violation"] or v["unverifiable"]) or "clean"])  # fmt: skip
-    out.append("Audits")
-    out += table(["audit", "violations", "unverifiable", "clusters", "findings"], rows, "lrrll")
-    out.append("")
+    headers = ["audit", "violations", "unverifiable", "clusters", "findings"]
+    return ["Audits", *table(headers, rows, "lrrll"), ""]
 
-    if report.examples:
-        out.append(f"Violations (up to {EXAMPLES} per audit; all of them in {report.out}/violations)")
-        # file: the segment or snapshot the violating record was read from ("-" when the
-        # violation belongs to no one file, e.g. a gap between two files)
-        rows = [[e["audit"], e["check"], e["cluster"], e.get("file") or "-", e["offset"], e["detail"]]
-                for e in report.examples]  # fmt: skip
-        out += table(["audit", "check", "cluster", "file", "offset", "detail"], rows, "llllrl")
-        out.append("")
-    verdict = "every record accounted for" if report.balanced else "RECORD COUNTS DO NOT BALANCE"
-    out.append(f"{verdict}; {_n(report.violations)} violation(s)")
-    phases = ", ".join(f"{name.split(' (')[0].split(' in ')[0]} {sec:.1f} s" for name, sec in report.phases)
-    out.append(f"phases: {phases}")
-    return "\n".join(out) + "\n"
+
+def _violations_section(report) -> list[str]:
+    if not report.examples:
+        return []
+    # file: the segment or snapshot the violating record was read from ("-" when the
+    # violation belongs to no one file, e.g. a gap between two files)
+    rows = [[e["audit"], e["check"], e["cluster"], e.get("file") or "-", e["offset"], e["detail"]]
+            for e in report.examples]  # fmt: skip
+    headers = ["audit", "check", "cluster", "file", "offset", "detail"]
+    heading = f"Violations (up to {EXAMPLES} per audit; all of them in {report.out}/violations)"
+    return [heading, *table(headers, rows, "llllrl"), ""]
