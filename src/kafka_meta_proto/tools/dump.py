@@ -29,7 +29,9 @@ Where Kafka would stop with a stack trace (a batch whose records cannot be parse
 length field), this module prints the batch line if the header can be read, reports the problem on
 stderr and goes on with the next batch when the length field allows it, else with the next file.
 
-``iter_json_records`` is this project's extension (``--json``): one JSON object per record.
+``iter_json_records`` (from ``dump_json``) is this project's extension (``--json``): one JSON
+object per record. This module drives the dump; ``dump_batches`` reads a file's batches and
+``dump_lines`` writes the text of a batch and of a record.
 """
 
 from __future__ import annotations
