@@ -179,7 +179,9 @@ def test_every_module_belongs_to_a_layer():
     assert len(modules) > 50, "the walk found too few modules to be looking in the right place"
     unplaced = violations(modules)[1]
     if unplaced:
-        pytest.fail("place these in LAYERS (tests/test_layers.py):\n" + "\n".join(unplaced), pytrace=False)
+        pytest.fail(
+            "place these in LAYERS (tests/test_layers.py):\n" + "\n".join(unplaced), pytrace=False
+        )
 
 
 def test_no_module_imports_a_higher_layer():

@@ -123,7 +123,7 @@ def test_the_scanners_measure_what_they_should():
     assert list(python_functions(py)) == [("f", 4), ("f.g", 2), ("C.m", 2)]
     c = (
         "/* f() { not code */\nstatic const int table[] = {\n  1, 2,\n};\nstruct s {\n  int a;\n};\n"
-        "static int\nadd(int a,\n    int b)\n{\n  const char *s = \"}\";\n  if (a) { return b; }\n"
+        'static int\nadd(int a,\n    int b)\n{\n  const char *s = "}";\n  if (a) { return b; }\n'
         "  return a + b;\n}\n#define BLOCK { \\\n  0 }\nvoid g(void) { }\n"
     )
     assert list(c_functions(c)) == [("add", 7), ("g", 1)]

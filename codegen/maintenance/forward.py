@@ -13,6 +13,7 @@ from .merge import MergeError
 from .schema_files import print_changes, print_notes, write_tree
 from .sources import TARGET, kafka_oracle, merge_releases, release_schemas, unfetched
 
+
 def show_newer(repository: str) -> int:
     """--newer: the releases Maven Central has beyond the pinned lines, and the artifacts of each
     line's pom a candidate is not published with."""

@@ -20,6 +20,7 @@ NOT_WIRE_KEYS = ("ignorable", "entityType", "mapKey", "zeroCopy")
 class MergeError(ValueError):
     """Two releases disagree in a way the merge cannot express in one schema."""
 
+
 # -- facts ---------------------------------------------------------------------------------------
 
 

@@ -31,6 +31,7 @@ from .shell_layout import Tree
 
 DEFAULT_NAME = "<default>"
 
+
 def escape_name(name: str) -> str:
     """A name usable as one path component: ``%`` and ``/`` escaped, ``.``/``..`` made literal."""
     text = name.replace("%", "%25").replace("/", "%2F")
