@@ -32,7 +32,6 @@ API_MODULES = [
     "kafka_meta_proto.wire",
     "kafka_meta_proto._json",
     "kafka_meta_proto.protocol",
-    "kafka_meta_proto.kraft",
     "kafka_meta_proto.cli",
 ]
 # The command-line tools' modules and packages held to --strict (issue 27, item 4).
@@ -41,10 +40,6 @@ TOOL_MODULES = [
     "kafka_meta_proto.dump_forms",
     "kafka_meta_proto.dump_coordinators",
     "kafka_meta_proto.jackson",
-    "kafka_meta_proto.coordinator_records",
-    "kafka_meta_proto.kraft_rules",
-    "kafka_meta_proto.image",
-    "kafka_meta_proto.image_text",
     "kafka_meta_proto.storage",
     "kafka_meta_proto.localfiles",
     "kafka_meta_proto.shell",
@@ -56,6 +51,7 @@ TOOL_MODULES = [
 ]
 TOOL_PACKAGES = ["kafka_meta_proto.simulator"]
 API_PACKAGES = [
+    "kafka_meta_proto.kraft",
     "kafka_meta_proto.log",
     "kafka_meta_proto.commands",
     "kafka_meta_proto.messages",

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, TextIO, Union
 
 from . import kraft, registries
-from .coordinator_records import decode_coordinator_record
+from .kraft.coordinator_records import decode_coordinator_record
 from .dump_coordinators import coordinator_texts
 from .dump_forms import (  # noqa: F401 (re-exported)
     CLUSTER_METADATA,

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO, cast
 
-from .image import (
+from .kraft.image import (
     CONFIG_RESOURCE_TYPES,
     ZK_MIGRATION_STATES,
     Endpoint,
@@ -40,7 +40,7 @@ from .image import (
     MetadataImage,
     Topic,
 )
-from .image_text import (
+from .kraft.image_text import (
     ACL_OPERATIONS,
     ACL_PATTERN_TYPES,
     ACL_PERMISSION_TYPES,

@@ -19,7 +19,7 @@ from cluster.helpers import send
 from conftest import need_kafka
 from kafka_client import KafkaConnection
 from kafka_meta_proto import dump, message_class
-from kafka_meta_proto.image import MetadataImage
+from kafka_meta_proto.kraft.image import MetadataImage
 from kafka_meta_proto.localfiles import read_meta_properties
 from kafka_meta_proto.storage import feature_levels
 

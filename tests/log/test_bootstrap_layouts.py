@@ -12,7 +12,7 @@ import io
 import pytest
 
 from kafka_meta_proto import cli, dump
-from kafka_meta_proto.image import MetadataImage
+from kafka_meta_proto.kraft.image import MetadataImage
 from kafka_meta_proto.pipeline.inputs import BOOTSTRAP, SNAPSHOT, discover, stream_plan
 from kafka_meta_proto.storage import feature_levels
 

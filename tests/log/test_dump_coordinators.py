@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from kafka_meta_proto import cli, dump
-from kafka_meta_proto.coordinator_records import (
+from kafka_meta_proto.kraft.coordinator_records import (
     GROUP_COORDINATOR,
     SHARE_COORDINATOR,
     TRANSACTION_COORDINATOR,

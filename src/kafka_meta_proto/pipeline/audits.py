@@ -35,7 +35,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .._strenum import StrEnum
-from ..kraft_rules import DISKLESS_CONFIG, DISKLESS_TOPIC, FENCE, PRODUCER_ID_BLOCK_SIZE, UNFENCE
+from ..kraft.rules import DISKLESS_CONFIG, DISKLESS_TOPIC, FENCE, PRODUCER_ID_BLOCK_SIZE, UNFENCE
 from ..log.control import CONTROL_TYPE_NAMES, SNAPSHOT_FOOTER, SNAPSHOT_HEADER
 from ..log.names import SEGMENT_NAME_REGEX
 from .columns import Issue

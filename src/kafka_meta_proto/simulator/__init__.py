@@ -39,7 +39,7 @@ state as records, for the snapshot), ``log_output`` (batches into the log throug
 
 from __future__ import annotations
 
-from ..kraft_rules import PRODUCER_ID_BLOCK_SIZE
+from ..kraft.rules import PRODUCER_ID_BLOCK_SIZE
 from ..log.plain_batch import encode_plain_batch as encode_batch
 from .cluster import ClusterSimulation
 from .config import (

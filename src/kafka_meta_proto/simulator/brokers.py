@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..kraft_rules import (
+from ..kraft.rules import (
     NO_LEADER,
     FENCE,
     PRODUCER_ID_BLOCK_SIZE,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ..kraft_rules import CONFIG_BROKER, CONFIG_TOPIC
+from ..kraft.rules import CONFIG_BROKER, CONFIG_TOPIC
 from .config import METADATA_VERSION
 from .model import (
     V_PARTITION,

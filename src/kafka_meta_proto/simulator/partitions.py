@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..kraft_rules import NO_LEADER, NO_LEADER_CHANGE, epochs_after_change
+from ..kraft.rules import NO_LEADER, NO_LEADER_CHANGE, epochs_after_change
 from .model import Broker
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..kraft_rules import CONFIG_BROKER, CONFIG_TOPIC, DISKLESS_CONFIG
+from ..kraft.rules import CONFIG_BROKER, CONFIG_TOPIC, DISKLESS_CONFIG
 from ..uuid import Uuid
 from .config import CONSUMER_OFFSETS, DISKLESS_METADATA, _Room
 from .model import (

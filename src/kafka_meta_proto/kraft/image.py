@@ -44,8 +44,9 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
-from . import kraft, registries
-from .kraft_rules import (
+from .. import registries
+from .records import MetadataRecord, decode_record_value
+from .rules import (
     CONFIG_TOPIC,
     FENCE,
     FENCING_UNCHANGED,
@@ -55,48 +56,48 @@ from .kraft_rules import (
     epochs_after_change,
     fenced_after,
 )
-from .log.names import BOOTSTRAP_CHECKPOINT, METADATA_LOG_DIR, is_metadata_log_dir
+from ..log.names import BOOTSTRAP_CHECKPOINT, METADATA_LOG_DIR, is_metadata_log_dir
 
 MAX_PROBLEMS_KEPT = 1000  # a lenient image's problems kept; the rest are counted in the last line
-from .message import Message
-from .messages import REGISTRY
-from .registries import RegistryLike
-from .uuid import Uuid
+from ..message import Message
+from ..messages import REGISTRY
+from ..registries import RegistryLike
+from ..uuid import Uuid
 
 if TYPE_CHECKING:
-    from .log.batch import RecordBatch
-    from .log.header import BatchHeader
-    from .log.records import Record
-    from .diskless_messages.topic_partition_to_batch_coordinator_mapping import (
+    from ..log.batch import RecordBatch
+    from ..log.header import BatchHeader
+    from ..log.records import Record
+    from ..diskless_messages.topic_partition_to_batch_coordinator_mapping import (
         TopicPartitionToBatchCoordinatorMapping,
     )
-    from .messages.abort_transaction_record import AbortTransactionRecord
-    from .messages.access_control_entry_record import AccessControlEntryRecord
-    from .messages.begin_transaction_record import BeginTransactionRecord
-    from .messages.broker_registration_change_record import BrokerRegistrationChangeRecord
-    from .messages.clear_elr_record import ClearElrRecord
-    from .messages.client_quota_record import ClientQuotaRecord
-    from .messages.config_record import ConfigRecord
-    from .messages.delegation_token_record import DelegationTokenRecord
-    from .messages.end_transaction_record import EndTransactionRecord
-    from .messages.feature_level_record import FeatureLevelRecord
-    from .messages.fence_broker_record import FenceBrokerRecord
-    from .messages.no_op_record import NoOpRecord
-    from .messages.partition_change_record import PartitionChangeRecord
-    from .messages.partition_record import PartitionRecord
-    from .messages.producer_ids_record import ProducerIdsRecord
-    from .messages.register_broker_record import RegisterBrokerRecord
-    from .messages.register_controller_record import RegisterControllerRecord
-    from .messages.remove_access_control_entry_record import RemoveAccessControlEntryRecord
-    from .messages.remove_delegation_token_record import RemoveDelegationTokenRecord
-    from .messages.remove_topic_record import RemoveTopicRecord
-    from .messages.remove_user_scram_credential_record import RemoveUserScramCredentialRecord
-    from .messages.topic_record import TopicRecord
-    from .messages.unfence_broker_record import UnfenceBrokerRecord
-    from .messages.unregister_broker_record import UnregisterBrokerRecord
-    from .messages.unregister_controller_record import UnregisterControllerRecord
-    from .messages.user_scram_credential_record import UserScramCredentialRecord
-    from .messages.zk_migration_state_record import ZkMigrationStateRecord
+    from ..messages.abort_transaction_record import AbortTransactionRecord
+    from ..messages.access_control_entry_record import AccessControlEntryRecord
+    from ..messages.begin_transaction_record import BeginTransactionRecord
+    from ..messages.broker_registration_change_record import BrokerRegistrationChangeRecord
+    from ..messages.clear_elr_record import ClearElrRecord
+    from ..messages.client_quota_record import ClientQuotaRecord
+    from ..messages.config_record import ConfigRecord
+    from ..messages.delegation_token_record import DelegationTokenRecord
+    from ..messages.end_transaction_record import EndTransactionRecord
+    from ..messages.feature_level_record import FeatureLevelRecord
+    from ..messages.fence_broker_record import FenceBrokerRecord
+    from ..messages.no_op_record import NoOpRecord
+    from ..messages.partition_change_record import PartitionChangeRecord
+    from ..messages.partition_record import PartitionRecord
+    from ..messages.producer_ids_record import ProducerIdsRecord
+    from ..messages.register_broker_record import RegisterBrokerRecord
+    from ..messages.register_controller_record import RegisterControllerRecord
+    from ..messages.remove_access_control_entry_record import RemoveAccessControlEntryRecord
+    from ..messages.remove_delegation_token_record import RemoveDelegationTokenRecord
+    from ..messages.remove_topic_record import RemoveTopicRecord
+    from ..messages.remove_user_scram_credential_record import RemoveUserScramCredentialRecord
+    from ..messages.topic_record import TopicRecord
+    from ..messages.unfence_broker_record import UnfenceBrokerRecord
+    from ..messages.unregister_broker_record import UnregisterBrokerRecord
+    from ..messages.unregister_controller_record import UnregisterControllerRecord
+    from ..messages.user_scram_credential_record import UserScramCredentialRecord
+    from ..messages.zk_migration_state_record import ZkMigrationStateRecord
 
 LEADER_RECOVERY_NO_CHANGE = -1  # PartitionChangeRecord.LeaderRecoveryState: leave it
 
@@ -325,8 +326,8 @@ class DelegationToken:
 # A client quota entity: its (entity type, entity name) parts sorted by type; a None name is the
 # default entity of that type.
 QuotaEntity = tuple[tuple[str, "str | None"], ...]
-# What the image applies: a message, or a record value decoded by ``kraft``.
-MetadataRecordLike = Union[Message, kraft.MetadataRecord]
+# What the image applies: a message, or a record value decoded by ``kraft.records``.
+MetadataRecordLike = Union[Message, MetadataRecord]
 
 
 # --- the image ----------------------------------------------------------------------------
@@ -415,7 +416,7 @@ class MetadataImage:
 
     def load_snapshot(self, path: str | os.PathLike[str]) -> MetadataImage:
         """Replace the image with the one a snapshot holds."""
-        from .log.segment import SnapshotReader
+        from ..log.segment import SnapshotReader
 
         self._reset()
         with SnapshotReader(path) as reader:
@@ -441,7 +442,7 @@ class MetadataImage:
         log holds nothing, as ``bootstrap.checkpoint`` beside it (up to 4.3): that file is read then,
         as Kafka's controller reads it on its first start.
         """
-        from .log.segment import list_segments, list_snapshots
+        from ..log.segment import list_segments, list_snapshots
 
         directory = Path(directory)
         if not directory.is_dir():
@@ -475,9 +476,9 @@ class MetadataImage:
         # Each batch's records are read one at a time: memory does not grow with a batch's
         # record count. A truncated tail ends the segment (as SegmentReader); other damage
         # raises, or for a lenient image is noted and skipped, as dump-log goes on past it.
-        from .log.errors import LogFormatError, TruncatedBatchError
-        from .log.scanning import Damage, scan
-        from .log.source import MappedFile
+        from ..log.errors import LogFormatError, TruncatedBatchError
+        from ..log.scanning import Damage, scan
+        from ..log.source import MappedFile
 
         path = Path(path)
         registry = self._registry_for(path)
@@ -529,7 +530,7 @@ class MetadataImage:
             try:
                 if record.value is None:  # the problem bytes(None) in decode_record_value gave
                     raise TypeError("cannot convert 'NoneType' object to bytes")
-                decoded = kraft.decode_record_value(record.value, registry)
+                decoded = decode_record_value(record.value, registry)
             except Exception as exc:
                 self._problem(f"undecodable record: {exc}", offset, None)
                 continue
@@ -557,7 +558,7 @@ class MetadataImage:
     def replay(
         self, records: Iterable[MetadataRecordLike | tuple[int, MetadataRecordLike]]
     ) -> MetadataImage:
-        """Apply records in order: messages, ``kraft.MetadataRecord``s or ``(offset, record)`` pairs."""
+        """Apply records in order: messages, ``MetadataRecord``s or ``(offset, record)`` pairs."""
         for item in records:
             if isinstance(item, tuple):
                 offset, item = item
@@ -571,8 +572,8 @@ class MetadataImage:
     def apply(
         self, record: MetadataRecordLike, *, offset: int | None = None, epoch: int | None = None
     ) -> None:
-        """Apply one record (a message or a ``kraft.MetadataRecord``) at ``offset`` (default: next)."""
-        message: Message = record.message if isinstance(record, kraft.MetadataRecord) else record
+        """Apply one record (a message or a ``MetadataRecord``) at ``offset`` (default: next)."""
+        message: Message = record.message if isinstance(record, MetadataRecord) else record
         offset = self.offset + 1 if offset is None else offset
         handler = getattr(self, f"_on_{message.NAME}", None)
         try:
