@@ -35,7 +35,20 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .._strenum import StrEnum
-from ..kraft.rules import DISKLESS_CONFIG, DISKLESS_TOPIC, FENCE, PRODUCER_ID_BLOCK_SIZE, UNFENCE
+from ..kraft.brokers import (
+    ALREADY_FENCED,
+    FENCE_BROKER,
+    NEVER_REGISTERED,
+    NOT_REGISTERED,
+    REGISTER,
+    UNFENCE_BROKER,
+    UNREGISTER,
+    WRONG_EPOCH,
+    BrokerState,
+    apply_broker,
+    op_of_change,
+)
+from ..kraft.rules import DISKLESS_CONFIG, DISKLESS_TOPIC, FENCE, PRODUCER_ID_BLOCK_SIZE
 from ..log.control import CONTROL_TYPE_NAMES, SNAPSHOT_FOOTER, SNAPSHOT_HEADER
 from ..log.names import SEGMENT_NAME_REGEX
 from .columns import Issue
@@ -284,13 +297,20 @@ def _snapshot_frame(stream, first, last, found: Findings) -> None:
 # --- the metadata ---------------------------------------------------------------------------------
 
 
-class Broker:
-    __slots__ = ("registration", "fenced", "last_register")
+# event type -> what it does to a broker (a BrokerRegistrationChangeRecord: by its Fenced value)
+BROKER_OPS = {T.REGISTER_BROKER: REGISTER, T.UNREGISTER_BROKER: UNREGISTER, T.FENCE_BROKER: FENCE_BROKER,
+              T.UNFENCE_BROKER: UNFENCE_BROKER}  # fmt: skip
 
-    def __init__(self):
-        self.registration = None  # (registered, epoch) of the last Register/UnregisterBrokerRecord
-        self.fenced = None  # fenced after the last record that said so
-        self.last_register = None  # (epoch, incarnation, offset) of the last RegisterBrokerRecord
+
+def _broker_problem_text(problem: str, op: str, broker_id, epoch, registered_epoch) -> str:
+    """A broker transition's problem (kraft.brokers) as the audit words it."""
+    if problem == NOT_REGISTERED:
+        return f"{op} of broker {broker_id} epoch {epoch}, which is not registered"
+    if problem == WRONG_EPOCH:
+        return f"{op} of broker {broker_id} names epoch {epoch}; its registration is epoch {registered_epoch}"
+    if problem == ALREADY_FENCED:
+        return f"fence of broker {broker_id} epoch {epoch}, which is already fenced"
+    return f"unfence of broker {broker_id} epoch {epoch}, which is not fenced"
 
 
 class Topic:
@@ -318,7 +338,8 @@ class MetadataReplay:
     def __init__(self, found: Findings):
         self.found = found
         self.max_next_id = None
-        self.brokers: dict[int, Broker] = {}
+        self.brokers: dict[int, BrokerState] = {}
+        self.last_register: dict[int, tuple] = {}  # broker id -> (epoch, incarnation, offset) of its last registration
         self.topics: dict[str, Topic] = {}
         self.creations: dict[str, tuple] = {}  # topic name -> (topic id, seq, offset) of its last TopicRecord
         self.flags: dict[str, str] = {}  # topic name -> diskless.enable as of now ("" when unset)
@@ -332,12 +353,6 @@ class MetadataReplay:
         if t is None:
             t = self.topics[topic_id] = Topic()
         return t
-
-    def broker(self, broker_id: int) -> Broker:
-        b = self.brokers.get(broker_id)
-        if b is None:
-            b = self.brokers[broker_id] = Broker()
-        return b
 
     def coordinator_partitions(self) -> int | None:
         highest = [self.topics[t].max_partition for t in self.coordinator_ids if self.topics[t].max_partition is not None]
@@ -372,13 +387,13 @@ class MetadataReplay:
             self.max_next_id = next_id
         if seq < 0 and broker_id == -1:  # Kafka's snapshots carry the newest block as broker -1, epoch -1
             return
-        registration = self.broker(broker_id).registration
-        if registration is None:
+        state = self.brokers.get(broker_id, NEVER_REGISTERED)
+        if state.registered is None:
             detail = f"broker {broker_id}, epoch {epoch}, was never registered"
-        elif not registration[0]:
+        elif not state.registered:
             detail = f"broker {broker_id} is unregistered"
-        elif registration[1] != epoch:
-            detail = f"broker {broker_id} is registered at epoch {registration[1]}; the block names epoch {epoch}"
+        elif state.epoch != epoch:
+            detail = f"broker {broker_id} is registered at epoch {state.epoch}; the block names epoch {epoch}"
         else:
             return
         found.add(A.PRODUCER_IDS, K.BROKER_NOT_AT_CURRENT_EPOCH, file, offset, seq, f"broker {broker_id}", detail)
@@ -387,13 +402,13 @@ class MetadataReplay:
 
     def broker_change(self, row) -> None:
         seq, kind, file, _, _, offset, _, broker_id, epoch, _, incarnation, fenced = row[:12]
-        b = self.broker(broker_id)
         found = self.found
         subject = f"broker {broker_id}"
-        if kind == T.REGISTER_BROKER:
-            op = "register"
-            if b.last_register is not None:
-                prev_epoch, prev_incarnation, prev_offset = b.last_register
+        op = BROKER_OPS.get(kind) or op_of_change(fenced)
+        if op == REGISTER:
+            previous = self.last_register.get(broker_id)
+            if previous is not None:
+                prev_epoch, prev_incarnation, prev_offset = previous
                 if epoch <= prev_epoch:
                     found.add(A.BROKERS, K.EPOCH_NOT_INCREASING, file, offset, seq, subject,
                               f"broker {broker_id} registered with epoch {epoch}, not above its previous epoch "
@@ -402,39 +417,12 @@ class MetadataReplay:
                     found.add(A.BROKERS, K.INCARNATION_CHANGED, file, offset, seq, subject,
                               f"broker {broker_id} epoch {epoch} registered with incarnation {_s(incarnation)}, "
                               f"earlier with {_s(prev_incarnation)}")  # fmt: skip
-            b.last_register = (epoch, incarnation, offset)
-        elif kind == T.UNREGISTER_BROKER:
-            op = "unregister"
-        elif kind == T.FENCE_BROKER or (kind == T.BROKER_REGISTRATION_CHANGE and fenced == FENCE):
-            op = "fence"
-        elif kind == T.UNFENCE_BROKER or (kind == T.BROKER_REGISTRATION_CHANGE and fenced == UNFENCE):
-            op = "unfence"
-        else:
-            op = "change"
-        registration = b.registration
-        problem = None
-        if op != "register":
-            if registration is None or not registration[0]:
-                problem = f"{op} of broker {broker_id} epoch {epoch}, which is not registered"
-            elif op == "unregister":
-                pass
-            elif registration[1] != epoch:
-                problem = f"{op} of broker {broker_id} names epoch {epoch}; its registration is epoch {registration[1]}"
-            elif op == "fence" and b.fenced is True:
-                problem = f"fence of broker {broker_id} epoch {epoch}, which is already fenced"
-            elif op == "unfence" and b.fenced is False:
-                problem = f"unfence of broker {broker_id} epoch {epoch}, which is not fenced"
+            self.last_register[broker_id] = (epoch, incarnation, offset)
+        state = self.brokers.get(broker_id, NEVER_REGISTERED)
+        self.brokers[broker_id], problem = apply_broker(state, op, epoch, fenced == FENCE)
         if problem is not None:
-            found.add(A.BROKERS, K.ILLEGAL_TRANSITION, file, offset, seq, subject, problem)
-        if op == "register":
-            b.registration = (True, epoch)
-            b.fenced = fenced == FENCE
-        elif op == "unregister":
-            b.registration = (False, epoch)
-        elif op == "fence":
-            b.fenced = True
-        elif op == "unfence":
-            b.fenced = False
+            found.add(A.BROKERS, K.ILLEGAL_TRANSITION, file, offset, seq, subject,
+                      _broker_problem_text(problem, op, broker_id, epoch, state.epoch))
 
     # topics
 
