@@ -8,22 +8,24 @@ The record framing is re-exported here, so ``kraft.decode_record_value`` and
 
 from __future__ import annotations
 
-from .records import (
+from ..log.control import (
     ABORT,
     COMMIT,
-    CONTROL_RECORDS,
     CONTROL_TYPE_NAMES,
-    FRAME_VERSION,
     KRAFT_VERSION,
     KRAFT_VOTERS,
     LEADER_CHANGE,
-    REGISTRY,
     SNAPSHOT_FOOTER,
     SNAPSHOT_HEADER,
     ControlRecord,
+    decode_control_record,
+)
+from ..messages import REGISTRY
+from .records import (
+    CONTROL_RECORDS,
+    FRAME_VERSION,
     MetadataRecord,
     decode_control_key,
-    decode_control_record,
     decode_record_value,
     encode_control_key,
     encode_record_value,

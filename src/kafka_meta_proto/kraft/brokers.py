@@ -74,8 +74,8 @@ def apply_broker(
         return BrokerState(True, epoch, fenced), problem
     if op == UNREGISTER:
         return BrokerState(False, epoch, state.fenced), problem
-    if op == FENCE_BROKER:
-        return state._replace(fenced=True), problem
-    if op == UNFENCE_BROKER:
-        return state._replace(fenced=False), problem
+    if op == FENCE_BROKER and state.fenced is not True:
+        return BrokerState(state.registered, state.epoch, True), problem
+    if op == UNFENCE_BROKER and state.fenced is not False:
+        return BrokerState(state.registered, state.epoch, False), problem
     return state, problem
