@@ -45,6 +45,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from .. import registries
+from ..message import Message
+from ..messages import REGISTRY
+from ..registries import RegistryLike
+from ..uuid import Uuid
+from . import image_files
 from .brokers import (
     FENCE_BROKER,
     NEVER_REGISTERED,
@@ -55,6 +60,9 @@ from .brokers import (
     broker_problem,
     op_of_change,
 )
+from .records import MetadataRecord, decode_record_value
+from .rules import FENCE, FENCING_UNCHANGED, UNFENCE, fenced_after
+
 # The parts are importable from here, where the image's users have always found them.
 from .image_parts import (
     LEADER_RECOVERY_NO_CHANGE as LEADER_RECOVERY_NO_CHANGE,
@@ -78,13 +86,6 @@ from .image_parts import (
     DelegationToken as DelegationToken,
     QuotaEntity as QuotaEntity,
 )
-from . import image_files
-from .records import MetadataRecord, decode_record_value
-from .rules import FENCE, FENCING_UNCHANGED, UNFENCE, fenced_after
-from ..message import Message
-from ..messages import REGISTRY
-from ..registries import RegistryLike
-from ..uuid import Uuid
 
 if TYPE_CHECKING:
     from ..log.batch import RecordBatch
@@ -390,7 +391,9 @@ class MetadataImage:
     def _broker(self, broker_id: int, epoch: int, op: str, action: str) -> BrokerRegistration:
         """The registration a broker record changes; a record Kafka refuses raises."""
         broker = self.brokers.get(broker_id)
-        state = NEVER_REGISTERED if broker is None else BrokerState(True, broker.epoch, broker.fenced)
+        state = (
+            NEVER_REGISTERED if broker is None else BrokerState(True, broker.epoch, broker.fenced)
+        )
         problem = broker_problem(state, op, epoch)
         if problem == NOT_REGISTERED:
             raise ReplayError(f"cannot {action} broker {broker_id}: it is not registered")
