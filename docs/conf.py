@@ -47,7 +47,7 @@ nitpick_ignore_regex = [
 ]
 
 # Type aliases (log.source.Buffer, registries.RegistryLike, tools.shell_layout.Tree) and a class imported for type checkers
-# only (kraft_rules' PartitionChangeRecord) appear in signatures under their bare names, which are
+# only (kraft.rules' PartitionChangeRecord) appear in signatures under their bare names, which are
 # no documented object: shown as plain names.
 nitpick_ignore = [
     ("py:class", "Buffer"),

@@ -28,7 +28,7 @@ import kafka_oracle
 from kafka_oracle import SHELL
 from kafka_meta_proto import __version__
 from kafka_meta_proto.commands.shell import command_lines
-from kafka_meta_proto.image import DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED, MetadataImage
+from kafka_meta_proto.kraft.image import DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED, MetadataImage
 from kafka_meta_proto.tools.shell import MetadataShell
 
 _LOG4J2 = (

@@ -20,7 +20,7 @@ from conftest import need_kafka
 from kafka_client import KafkaConnection
 from kafka_meta_proto import message_class
 from kafka_meta_proto.tools import dump
-from kafka_meta_proto.image import MetadataImage
+from kafka_meta_proto.kraft.image import MetadataImage
 from kafka_meta_proto.tools.localfiles import read_meta_properties
 from kafka_meta_proto.tools.storage import feature_levels
 

@@ -12,7 +12,7 @@ import struct
 from pathlib import Path
 
 from kafka_meta_proto import message_class
-from kafka_meta_proto.coordinator_records import (
+from kafka_meta_proto.kraft.coordinator_records import (
     GROUP_COORDINATOR,
     SHARE_COORDINATOR,
     TRANSACTION_COORDINATOR,

@@ -13,7 +13,7 @@ import pytest
 
 from kafka_meta_proto import cli
 from kafka_meta_proto.tools import dump
-from kafka_meta_proto.image import MetadataImage
+from kafka_meta_proto.kraft.image import MetadataImage
 from kafka_meta_proto.pipeline.inputs import BOOTSTRAP, SNAPSHOT, discover, stream_plan
 from kafka_meta_proto.tools.storage import feature_levels
 

@@ -19,7 +19,7 @@ import pytest
 
 from kafka_meta_proto import cli
 from kafka_meta_proto.tools import dump
-from kafka_meta_proto.coordinator_records import (
+from kafka_meta_proto.kraft.coordinator_records import (
     GROUP_COORDINATOR,
     SHARE_COORDINATOR,
     TRANSACTION_COORDINATOR,

@@ -15,7 +15,7 @@ import pytest
 
 from kafka_meta_proto import cli, kraft, message_class
 from kafka_meta_proto.tools import dump
-from kafka_meta_proto.coordinator_records import TRANSACTION_COORDINATOR
+from kafka_meta_proto.kraft.coordinator_records import TRANSACTION_COORDINATOR
 from kafka_meta_proto.log import Record, RecordBatch, control_key
 
 from .coordinator_segments import write_segment

@@ -211,7 +211,7 @@ def test_streaming_reads_a_batch_over_the_limit_one_record_at_a_time():
 RUNNER = r"""
 import resource, sys
 sys.path[:0] = {paths!r}
-import kafka_meta_proto.tools.dump, kafka_meta_proto.log.segment, kafka_meta_proto.image
+import kafka_meta_proto.tools.dump, kafka_meta_proto.log.segment, kafka_meta_proto.kraft.image
 {prelude}
 def status(name):
     for line in open("/proc/self/status"):
@@ -290,7 +290,7 @@ def test_image_streams_the_full_hostile_batch(tmp_path, full_hostile_log):
     # A strict image stops at the first record (a null value is no metadata record), having
     # decompressed one piece of the section, without building the records.
     body = f"""
-from kafka_meta_proto.image import MetadataImage
+from kafka_meta_proto.kraft.image import MetadataImage
 result = MetadataImage().replay_segment({str(full_hostile_log)!r})
 """
     outcome, peak = run_limited(tmp_path, body, extra_mib=LIMIT_MIB)
@@ -302,7 +302,7 @@ def test_lenient_image_streams_a_batch_of_many_records(tmp_path):
     path = tmp_path / "00000000000000000000.log"
     path.write_bytes(hostile_batch(300_000))
     body = f"""
-from kafka_meta_proto.image import MetadataImage
+from kafka_meta_proto.kraft.image import MetadataImage
 image = MetadataImage(strict=False).replay_segment({str(path)!r})
 result = (len(image.problems), image.problems[-1])
 """

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from kafka_meta_proto import DISKLESS_REGISTRY, kraft, message_class
-from kafka_meta_proto.image import (
+from kafka_meta_proto.kraft.image import (
     DIRECTORY_MIGRATING,
     DIRECTORY_UNASSIGNED,
     MetadataImage,

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from kafka_meta_proto import DISKLESS_REGISTRY, cli, message_class, registries
-from kafka_meta_proto.image import MetadataImage
+from kafka_meta_proto.kraft.image import MetadataImage
 from kafka_meta_proto.tools.shell import MetadataShell
 from kafka_meta_proto.tools.shell_tree import escape_name, image_tree
 from kafka_meta_proto.uuid import Uuid
@@ -487,7 +487,7 @@ def test_snapshot_option_takes_a_segment(tmp_path, capsys):
 
 
 def test_java_text_forms():
-    from kafka_meta_proto.image_text import iso_zoned_utc, java_double, metadata_version_name
+    from kafka_meta_proto.kraft.image_text import iso_zoned_utc, java_double, metadata_version_name
 
     assert [java_double(v) for v in (1024.0, 2.5e7, 1e7, 9999999.0, 1e-4, 0.001, 0.0, -3e-9)] == [
         "1024.0", "2.5E7", "1.0E7", "9999999.0", "1.0E-4", "0.001", "0.0", "-3.0E-9"]  # fmt: skip

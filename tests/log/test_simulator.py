@@ -337,7 +337,7 @@ def test_snapshot_is_the_image_at_its_offset(clean_cluster, clean_read):
 
 
 def test_snapshot_plus_tail_replays_to_the_full_log(clean_cluster):
-    image = pytest.importorskip("kafka_meta_proto.image")
+    image = pytest.importorskip("kafka_meta_proto.kraft.image")
     log_dir = clean_cluster / "__cluster_metadata-0"
     from_snapshot = image.MetadataImage.from_log_dir(log_dir)  # strict: any replay problem raises
     full = image.MetadataImage()

@@ -8,7 +8,7 @@ import pytest
 
 from kafka_meta_proto import cli, message_class
 from kafka_meta_proto.commands.stale_partitions import find_stale, partition_dirs
-from kafka_meta_proto.image import MetadataImage
+from kafka_meta_proto.kraft.image import MetadataImage
 from kafka_meta_proto.tools.localfiles import write_partition_metadata
 from kafka_meta_proto.uuid import Uuid
 

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from .. import registries
-from ..image import MetadataImage
+from ..kraft.image import MetadataImage
 from ..tools.shell import ALIASES, COMMANDS, MetadataShell, interactive
 
 

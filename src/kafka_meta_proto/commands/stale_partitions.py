@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import registries
-from ..image import MetadataImage
+from ..kraft.image import MetadataImage
 from ..tools.localfiles import LocalFileError, read_partition_metadata
 from ..log.names import METADATA_LOG_DIR
 from ..uuid import Uuid

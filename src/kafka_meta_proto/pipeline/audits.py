@@ -34,151 +34,35 @@ from operator import itemgetter
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .._strenum import StrEnum
-from ..kraft_rules import DISKLESS_CONFIG, DISKLESS_TOPIC, FENCE, PRODUCER_ID_BLOCK_SIZE, UNFENCE
+from ..kraft.brokers import (
+    ALREADY_FENCED,
+    FENCE_BROKER,
+    NEVER_REGISTERED,
+    NOT_REGISTERED,
+    REGISTER,
+    UNFENCE_BROKER,
+    UNREGISTER,
+    WRONG_EPOCH,
+    BrokerState,
+    apply_broker,
+    op_of_change,
+)
+from ..kraft.rules import DISKLESS_CONFIG, DISKLESS_TOPIC, FENCE, PRODUCER_ID_BLOCK_SIZE
 from ..log.control import CONTROL_TYPE_NAMES, SNAPSHOT_FOOTER, SNAPSHOT_HEADER
 from ..log.names import SEGMENT_NAME_REGEX
 from .columns import Issue
 from .events import EventType
+# AUDITS and VIOLATION_DDL are read from here by the job (job.py)
+from .findings import AUDITS, OUT_ROWS, UNMAPPED_GRACE_MS, VIOLATION_DDL, Audit, Check, Findings, _counted, _s
 from .inputs import SEGMENT
 
-UNMAPPED_GRACE_MS = 300_000  # a diskless topic's partitions must be mapped within 5 minutes
 MIN_LONG = -(1 << 63)
-OUT_ROWS = 8192  # violations per Arrow batch handed on
 READ_ROWS = 8192  # rows per batch read from an audit file
 
-
-class Audit(StrEnum):
-    PRODUCER_IDS = "producer-ids"
-    TOPIC_IDS = "topic-ids"
-    BROKERS = "brokers"
-    DISKLESS = "diskless"
-    LOG = "log"
-
-
-class Check(StrEnum):
-    OVERLAPPING_BLOCK = "overlapping block"
-    BROKER_NOT_AT_CURRENT_EPOCH = "broker not at current epoch"
-    TOPIC_ID_REUSED = "topic id reused"
-    NAME_RECREATED_WHILE_LIVE = "name re-created while live"
-    UNKNOWN_TOPIC_ID = "unknown topic id"
-    REMOVED_TOPIC_ID = "removed topic id"
-    EPOCH_NOT_INCREASING = "epoch not increasing"
-    INCARNATION_CHANGED = "incarnation changed"
-    ILLEGAL_TRANSITION = "illegal transition"
-    MAPPING_OF_UNKNOWN_PARTITION = "mapping of unknown partition"
-    MAPPING_OF_NON_DISKLESS_TOPIC = "mapping of non-diskless topic"
-    COORDINATOR_OUT_OF_RANGE = "coordinator out of range"
-    CONFLICTING_MAPPINGS = "conflicting mappings"
-    UNMAPPED_PARTITION = "unmapped partition"
-    OFFSET_GAP = "offset gap"
-    DUPLICATE_OFFSETS = "duplicate offsets"
-    CRC_MISMATCH = "crc mismatch"
-    LEADER_EPOCH_REGRESSION = "leader epoch regression"
-    RECORD_OFFSETS = "record offsets"
-    SEGMENT_NAME = "segment name"
-    SNAPSHOT_FRAME = "snapshot frame"
-    TRUNCATED_TAIL = Issue.TRUNCATED_TAIL.value
-    UNREADABLE_BYTES = Issue.UNREADABLE_BYTES.value
-    MALFORMED_BATCH = Issue.MALFORMED_BATCH.value
-    UNDECODABLE_RECORD = Issue.UNDECODABLE_RECORD.value
-
-
-
-# audit -> [(check, what it means, needs the full history)]
-AUDITS = {
-    Audit.PRODUCER_IDS: [
-        (Check.OVERLAPPING_BLOCK, "a ProducerIdsRecord's block (the 1000 ids below nextProducerId) starts before "
-                              "the end of the blocks handed out before it", False),
-        (Check.BROKER_NOT_AT_CURRENT_EPOCH, "the block goes to a broker that is not registered, or not at the "
-                                        "epoch it names", True),
-    ],
-    Audit.TOPIC_IDS: [
-        (Check.TOPIC_ID_REUSED, "a TopicRecord with a topic id some earlier TopicRecord already had", False),
-        (Check.NAME_RECREATED_WHILE_LIVE, "a TopicRecord for a name whose previous topic id was not removed", True),
-        (Check.UNKNOWN_TOPIC_ID, "a partition record or RemoveTopicRecord naming a topic id never created", True),
-        (Check.REMOVED_TOPIC_ID, "a partition record or RemoveTopicRecord naming a removed topic id", False),
-    ],
-    Audit.BROKERS: [
-        (Check.EPOCH_NOT_INCREASING, "a RegisterBrokerRecord whose epoch is not above the broker's previous one", False),
-        (Check.INCARNATION_CHANGED, "two registrations of one broker epoch with different incarnation ids", False),
-        (Check.ILLEGAL_TRANSITION, "fence of a fenced broker, unfence of an unfenced one, or a change naming an "
-                               "unregistered broker or an epoch other than its current one", True),
-    ],
-    Audit.DISKLESS: [
-        (Check.MAPPING_OF_UNKNOWN_PARTITION, "a coordinator mapping for a topic id or partition that does not exist", True),
-        (Check.MAPPING_OF_NON_DISKLESS_TOPIC, f"a coordinator mapping for a topic without {DISKLESS_CONFIG}=true", True),
-        (Check.COORDINATOR_OUT_OF_RANGE, f"a coordinator partition that {DISKLESS_TOPIC} does not have", True),
-        (Check.CONFLICTING_MAPPINGS, "one partition mapped to two coordinator partitions in one batch or snapshot", False),
-        (Check.UNMAPPED_PARTITION, "a partition of a diskless topic with no coordinator partition "
-                               f"{UNMAPPED_GRACE_MS // 60000} minutes after the topic was created", True),
-    ],
-    Audit.LOG: [
-        (Check.OFFSET_GAP, "offsets missing between two batches", False),
-        (Check.DUPLICATE_OFFSETS, "a batch holding offsets an earlier batch already holds", False),
-        (Check.CRC_MISMATCH, "a batch whose CRC-32C does not match (quarantined)", False),
-        (Check.LEADER_EPOCH_REGRESSION, "a batch written in a lower leader epoch than an earlier batch", False),
-        (Check.RECORD_OFFSETS, "a batch whose record offset deltas are not 0..n-1", False),
-        (Check.SEGMENT_NAME, "a segment whose first offset is not the offset in its name", False),
-        (Check.SNAPSHOT_FRAME, "a snapshot not starting with SnapshotHeader at offset 0 or not ending with "
-                           "SnapshotFooter", False),
-        (Check.TRUNCATED_TAIL, "a file ending inside a batch (quarantined)", False),
-        (Check.UNREADABLE_BYTES, "bytes between two sound batches that are no batch (quarantined)", False),
-        (Check.MALFORMED_BATCH, "a batch with a sound CRC whose records do not parse (quarantined)", False),
-        (Check.UNDECODABLE_RECORD, "a record value the generated classes cannot decode (quarantined)", False),
-    ],
-}
-HISTORY_CHECKS = {(a, c) for a, checks in AUDITS.items() for c, _, h in checks if h}
-VIOLATION_COLUMNS = ["audit", "check", "status", "cluster", "file", "offset", "subject", "detail"]
-
-
-HISTORY_CHECKS = {(a, c) for a, checks in AUDITS.items() for c, _, h in checks if h}
-VIOLATION_COLUMNS = ["audit", "check", "status", "cluster", "file", "offset", "subject", "detail"]
-VIOLATION_SCHEMA = pa.schema([("audit", pa.string()), ("check", pa.string()), ("status", pa.string()),
-                              ("cluster", pa.string()), ("file", pa.string()), ("offset", pa.int64()),
-                              ("subject", pa.string()), ("detail", pa.string())])  # fmt: skip
-VIOLATION_DDL = ("audit STRING, `check` STRING, status STRING, cluster STRING, file STRING, offset BIGINT, "
-                 "subject STRING, detail STRING")  # fmt: skip
-VIOLATION, UNVERIFIABLE = "violation", "unverifiable"
 
 A, K, T = Audit, Check, EventType
 HEADER_NAME, FOOTER_NAME = CONTROL_TYPE_NAMES[SNAPSHOT_HEADER], CONTROL_TYPE_NAMES[SNAPSHOT_FOOTER]
 SEGMENT_NAME = re.compile(SEGMENT_NAME_REGEX + "$")
-
-
-def _s(value) -> str:
-    """A value in a finding's text as Spark's format_string wrote it (null as "null")."""
-    return "null" if value is None else str(value)
-
-
-def _counted(n, noun: str) -> str | None:
-    """"1 record", "5 records" (None when the count is)."""
-    return None if n is None else f"1 {noun}" if n == 1 else f"{n} {noun}s"
-
-
-class Findings:
-    """The violations of one cluster, with their status, handed on in batches."""
-
-    def __init__(self, cluster: str, complete: bool):
-        self.cluster = cluster
-        self.complete = complete
-        self.damaged_seq = None  # the first replayed position that could not be read
-        self.rows: list[tuple] = []
-
-    def add(self, audit: str, check: str, file, offset, seq, subject, detail) -> None:
-        status = VIOLATION
-        if (audit, check) in HISTORY_CHECKS and (
-            not self.complete or (self.damaged_seq is not None and seq is not None and seq > self.damaged_seq)
-        ):
-            status = UNVERIFIABLE
-        self.rows.append((str(audit), str(check), status, self.cluster, file, offset, subject, detail))
-
-    def batches(self, final: bool = False) -> Iterator[pa.RecordBatch]:
-        if self.rows and (final or len(self.rows) >= OUT_ROWS):
-            columns = list(zip(*self.rows))
-            self.rows = []
-            yield pa.RecordBatch.from_arrays([pa.array(c, f.type) for c, f in zip(columns, VIOLATION_SCHEMA)],
-                                             schema=VIOLATION_SCHEMA)  # fmt: skip
 
 
 # --- reading a cluster's audit files ----------------------------------------------------------
@@ -284,13 +168,20 @@ def _snapshot_frame(stream, first, last, found: Findings) -> None:
 # --- the metadata ---------------------------------------------------------------------------------
 
 
-class Broker:
-    __slots__ = ("registration", "fenced", "last_register")
+# event type -> what it does to a broker (a BrokerRegistrationChangeRecord: by its Fenced value)
+BROKER_OPS = {T.REGISTER_BROKER: REGISTER, T.UNREGISTER_BROKER: UNREGISTER, T.FENCE_BROKER: FENCE_BROKER,
+              T.UNFENCE_BROKER: UNFENCE_BROKER}  # fmt: skip
 
-    def __init__(self):
-        self.registration = None  # (registered, epoch) of the last Register/UnregisterBrokerRecord
-        self.fenced = None  # fenced after the last record that said so
-        self.last_register = None  # (epoch, incarnation, offset) of the last RegisterBrokerRecord
+
+def _broker_problem_text(problem: str, op: str, broker_id, epoch, registered_epoch) -> str:
+    """A broker transition's problem (kraft.brokers) as the audit words it."""
+    if problem == NOT_REGISTERED:
+        return f"{op} of broker {broker_id} epoch {epoch}, which is not registered"
+    if problem == WRONG_EPOCH:
+        return f"{op} of broker {broker_id} names epoch {epoch}; its registration is epoch {registered_epoch}"
+    if problem == ALREADY_FENCED:
+        return f"fence of broker {broker_id} epoch {epoch}, which is already fenced"
+    return f"unfence of broker {broker_id} epoch {epoch}, which is not fenced"
 
 
 class Topic:
@@ -318,7 +209,8 @@ class MetadataReplay:
     def __init__(self, found: Findings):
         self.found = found
         self.max_next_id = None
-        self.brokers: dict[int, Broker] = {}
+        self.brokers: dict[int, BrokerState] = {}
+        self.last_register: dict[int, tuple] = {}  # broker id -> (epoch, incarnation, offset) of its last registration
         self.topics: dict[str, Topic] = {}
         self.creations: dict[str, tuple] = {}  # topic name -> (topic id, seq, offset) of its last TopicRecord
         self.flags: dict[str, str] = {}  # topic name -> diskless.enable as of now ("" when unset)
@@ -332,12 +224,6 @@ class MetadataReplay:
         if t is None:
             t = self.topics[topic_id] = Topic()
         return t
-
-    def broker(self, broker_id: int) -> Broker:
-        b = self.brokers.get(broker_id)
-        if b is None:
-            b = self.brokers[broker_id] = Broker()
-        return b
 
     def coordinator_partitions(self) -> int | None:
         highest = [self.topics[t].max_partition for t in self.coordinator_ids if self.topics[t].max_partition is not None]
@@ -372,13 +258,13 @@ class MetadataReplay:
             self.max_next_id = next_id
         if seq < 0 and broker_id == -1:  # Kafka's snapshots carry the newest block as broker -1, epoch -1
             return
-        registration = self.broker(broker_id).registration
-        if registration is None:
+        state = self.brokers.get(broker_id, NEVER_REGISTERED)
+        if state.registered is None:
             detail = f"broker {broker_id}, epoch {epoch}, was never registered"
-        elif not registration[0]:
+        elif not state.registered:
             detail = f"broker {broker_id} is unregistered"
-        elif registration[1] != epoch:
-            detail = f"broker {broker_id} is registered at epoch {registration[1]}; the block names epoch {epoch}"
+        elif state.epoch != epoch:
+            detail = f"broker {broker_id} is registered at epoch {state.epoch}; the block names epoch {epoch}"
         else:
             return
         found.add(A.PRODUCER_IDS, K.BROKER_NOT_AT_CURRENT_EPOCH, file, offset, seq, f"broker {broker_id}", detail)
@@ -387,13 +273,13 @@ class MetadataReplay:
 
     def broker_change(self, row) -> None:
         seq, kind, file, _, _, offset, _, broker_id, epoch, _, incarnation, fenced = row[:12]
-        b = self.broker(broker_id)
         found = self.found
         subject = f"broker {broker_id}"
-        if kind == T.REGISTER_BROKER:
-            op = "register"
-            if b.last_register is not None:
-                prev_epoch, prev_incarnation, prev_offset = b.last_register
+        op = BROKER_OPS.get(kind) or op_of_change(fenced)
+        if op == REGISTER:
+            previous = self.last_register.get(broker_id)
+            if previous is not None:
+                prev_epoch, prev_incarnation, prev_offset = previous
                 if epoch <= prev_epoch:
                     found.add(A.BROKERS, K.EPOCH_NOT_INCREASING, file, offset, seq, subject,
                               f"broker {broker_id} registered with epoch {epoch}, not above its previous epoch "
@@ -402,39 +288,12 @@ class MetadataReplay:
                     found.add(A.BROKERS, K.INCARNATION_CHANGED, file, offset, seq, subject,
                               f"broker {broker_id} epoch {epoch} registered with incarnation {_s(incarnation)}, "
                               f"earlier with {_s(prev_incarnation)}")  # fmt: skip
-            b.last_register = (epoch, incarnation, offset)
-        elif kind == T.UNREGISTER_BROKER:
-            op = "unregister"
-        elif kind == T.FENCE_BROKER or (kind == T.BROKER_REGISTRATION_CHANGE and fenced == FENCE):
-            op = "fence"
-        elif kind == T.UNFENCE_BROKER or (kind == T.BROKER_REGISTRATION_CHANGE and fenced == UNFENCE):
-            op = "unfence"
-        else:
-            op = "change"
-        registration = b.registration
-        problem = None
-        if op != "register":
-            if registration is None or not registration[0]:
-                problem = f"{op} of broker {broker_id} epoch {epoch}, which is not registered"
-            elif op == "unregister":
-                pass
-            elif registration[1] != epoch:
-                problem = f"{op} of broker {broker_id} names epoch {epoch}; its registration is epoch {registration[1]}"
-            elif op == "fence" and b.fenced is True:
-                problem = f"fence of broker {broker_id} epoch {epoch}, which is already fenced"
-            elif op == "unfence" and b.fenced is False:
-                problem = f"unfence of broker {broker_id} epoch {epoch}, which is not fenced"
+            self.last_register[broker_id] = (epoch, incarnation, offset)
+        state = self.brokers.get(broker_id, NEVER_REGISTERED)
+        self.brokers[broker_id], problem = apply_broker(state, op, epoch, fenced == FENCE)
         if problem is not None:
-            found.add(A.BROKERS, K.ILLEGAL_TRANSITION, file, offset, seq, subject, problem)
-        if op == "register":
-            b.registration = (True, epoch)
-            b.fenced = fenced == FENCE
-        elif op == "unregister":
-            b.registration = (False, epoch)
-        elif op == "fence":
-            b.fenced = True
-        elif op == "unfence":
-            b.fenced = False
+            found.add(A.BROKERS, K.ILLEGAL_TRANSITION, file, offset, seq, subject,
+                      _broker_problem_text(problem, op, broker_id, epoch, state.epoch))
 
     # topics
 

@@ -22,7 +22,7 @@ from enum import IntEnum
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..kraft_rules import CONFIG_TOPIC, DISKLESS_CONFIG, FENCE, UNFENCE
+from ..kraft.rules import CONFIG_TOPIC, DISKLESS_CONFIG, FENCE, UNFENCE
 from .columns import Column
 from .inputs import SEGMENT
 

@@ -31,15 +31,17 @@ Planted faults (each optional, see ``FAULTS``) are listed in ``faults.json`` wit
 offset they are at.
 
 The package, by concern: ``config`` (what to simulate, the faults), ``model`` (brokers, partitions,
-topics and the messages they become), ``cluster`` (the main loop and the choice of events), the
-events in ``controllers``, ``brokers``, ``partitions`` and ``topics``, ``image_records`` (the
-state as records, for the snapshot), ``log_output`` (batches into the log through
-``log.segment_writer``), ``faults`` (planting them), ``side_files`` and ``fleet`` (many clusters).
+topics and the messages they become), ``state`` (a cluster's state as the events see it),
+``cluster`` (the main loop and the choice of events; it holds the state and passes it on), the
+events, functions of that state, in ``controllers``, ``brokers``, ``partitions`` and ``topics``,
+``image_records`` (the state as records, for the snapshot), ``log_output`` (batches into the log
+through ``log.segment_writer``), ``faults`` (planting them), ``side_files`` and ``fleet`` (many
+clusters).
 """
 
 from __future__ import annotations
 
-from ..kraft_rules import PRODUCER_ID_BLOCK_SIZE
+from ..kraft.rules import PRODUCER_ID_BLOCK_SIZE
 from ..log.plain_batch import encode_plain_batch as encode_batch
 from .cluster import ClusterSimulation
 from .config import (

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from ..log.names import METADATA_LOG_DIR
 from ..log.segment_writer import SegmentWriter
-from .brokers import BrokerEvents
 from .config import (
     CONSUMER_OFFSETS,
     DISKLESS_METADATA,
@@ -26,10 +25,21 @@ from .config import (
     SimulationConfig,
     _Room,
 )
-from .controllers import ControllerEvents
-from .faults import FaultPlanting
-from .image_records import ImageRecords
-from .log_output import LogOutput
+from .brokers import allocate_producer_ids, controlled_shutdown, crash, register_broker
+from .controllers import elect_leader, register_controller, restart_controller
+from .faults import due, truncate_tail
+from .log_output import noop, write_batch, write_snapshot
+from .partitions import alter_partitions, rebalance_leaders
+from .side_files import write_side_files
+from .state import up_brokers
+from .topics import (
+    change_configs,
+    create_internal_topic,
+    create_topic,
+    delete_topic,
+    recreate_topic,
+    remap_diskless,
+)
 from .model import (
     _RACKS,
     BeginTransactionRecord,
@@ -40,16 +50,16 @@ from .model import (
     ZkMigrationStateRecord,
     _uuid,
 )
-from .partitions import PartitionEvents
-from .side_files import SideFiles
-from .topics import TopicEvents
 
 if TYPE_CHECKING:
     from .state import Deleted, FaultEntry
 
-class ClusterSimulation(LogOutput, FaultPlanting, ImageRecords, ControllerEvents, BrokerEvents,
-                        PartitionEvents, TopicEvents, SideFiles):  # fmt: skip
-    """One cluster's metadata log, generated event by event. Use ``run()``."""
+
+class ClusterSimulation:
+    """One cluster's metadata log, generated event by event. Use ``run()``.
+
+    It holds the cluster's state (``state.Cluster``) and passes itself to the event functions.
+    """
 
     def __init__(self, directory: Path, name: str, config: SimulationConfig):
         self.name = name
@@ -114,15 +124,15 @@ class ClusterSimulation(LogOutput, FaultPlanting, ImageRecords, ControllerEvents
     def room(self) -> int:
         return self.target - self.written
 
-    def _schedule(self, delay_ms: int, action: Callable[[], None]) -> None:
+    def schedule(self, delay_ms: int, action: Callable[[], None]) -> None:
         self._seq += 1
         heapq.heappush(self.scheduled, (self.now + max(1, delay_ms), self._seq, action))
 
     def bootstrap(self) -> None:
         """What a new cluster writes first: leader election, bootstrap records, registrations."""
-        self.elect_leader(first=True)
+        elect_leader(self, first=True)
         self.now += self.rng.randint(30, 80)
-        self.write_batch([
+        write_batch(self, [
             (BeginTransactionRecord(name="Bootstrap records"), 0),
             (FeatureLevelRecord(name="metadata.version", feature_level=METADATA_VERSION), 0),
             (ZkMigrationStateRecord(zk_migration_state=0), 0),
@@ -130,17 +140,17 @@ class ClusterSimulation(LogOutput, FaultPlanting, ImageRecords, ControllerEvents
         ])  # fmt: skip
         for controller in self.controllers:
             self.now += self.rng.randint(20, 120)
-            self.register_controller(controller)
+            register_controller(self, controller)
         for broker in self.brokers.values():
-            self._schedule(self.rng.randint(200, 4000), partial(self.register_broker, broker))
-        self._schedule(
-            self.rng.randint(8000, 20000), lambda: self.create_internal_topic(CONSUMER_OFFSETS)
+            self.schedule(self.rng.randint(200, 4000), partial(register_broker, self, broker))
+        self.schedule(
+            self.rng.randint(8000, 20000), lambda: create_internal_topic(self, CONSUMER_OFFSETS)
         )
         delay = self.rng.randint(
             5000, 15000
         )  # drawn either way: the rest of the run stays the same
         if self.config.diskless:
-            self._schedule(delay, lambda: self.create_internal_topic(DISKLESS_METADATA))
+            self.schedule(delay, lambda: create_internal_topic(self, DISKLESS_METADATA))
 
     def random_event(self) -> None:
         rng = self.rng
@@ -149,7 +159,7 @@ class ClusterSimulation(LogOutput, FaultPlanting, ImageRecords, ControllerEvents
             - (CONSUMER_OFFSETS in self.topics)
             - (DISKLESS_METADATA in self.topics)
         )
-        up = self.up_brokers()
+        up = up_brokers(self)
         # restarts roll one broker at a time: the next waits until every broker is back
         rolling = len(up) > 1 and len(up) == sum(
             1 for b in self.brokers.values() if b.incarnation is not None
@@ -158,32 +168,35 @@ class ClusterSimulation(LogOutput, FaultPlanting, ImageRecords, ControllerEvents
         # ~7 minutes, a broker crash every ~30 minutes, a controller restart every ~20 minutes and
         # a failover of the active controller every ~40 minutes (of simulated time).
         choices: list[tuple[float, Callable[[], object]]] = [
-            (40, self.alter_partitions),
-            (8 if live_topics < MAX_LIVE_TOPICS else 0, self.create_topic),
-            (4 + 8 * (live_topics >= MAX_LIVE_TOPICS) if live_topics > 3 else 0, self.delete_topic),
-            (2, self.recreate_topic),
-            (6, self.allocate_producer_ids),
-            (6, self.change_configs),
-            (2, self.remap_diskless),
-            (0.08 if rolling else 0, lambda: self.controlled_shutdown(rng.choice(up))),
-            (0.02 if len(up) > 1 else 0, lambda: self.crash(rng.choice(up))),
-            (0.01, lambda: self.restart_controller(self.leader)),
-            (0.02, lambda: self.restart_controller(rng.choice(self.controllers))),
+            (40, partial(alter_partitions, self)),
+            (8 if live_topics < MAX_LIVE_TOPICS else 0, partial(create_topic, self)),
+            (
+                4 + 8 * (live_topics >= MAX_LIVE_TOPICS) if live_topics > 3 else 0,
+                partial(delete_topic, self),
+            ),
+            (2, partial(recreate_topic, self)),
+            (6, partial(allocate_producer_ids, self)),
+            (6, partial(change_configs, self)),
+            (2, partial(remap_diskless, self)),
+            (0.08 if rolling else 0, lambda: controlled_shutdown(self, rng.choice(up))),
+            (0.02 if len(up) > 1 else 0, lambda: crash(self, rng.choice(up))),
+            (0.01, lambda: restart_controller(self, self.leader)),
+            (0.02, lambda: restart_controller(self, rng.choice(self.controllers))),
         ]
         # a planted fault takes the first chance it gets once its point in the log is reached
-        if self._due("overlapping-producer-ids"):
-            choices.append((30, self.allocate_producer_ids))
-        if self._due("reused-topic-id"):
+        if due(self, "overlapping-producer-ids"):
+            choices.append((30, partial(allocate_producer_ids, self)))
+        if due(self, "reused-topic-id"):
             if any(d[0] not in self.topics for d in self.deleted):
-                choices = [(1, lambda: self.recreate_topic(reuse_id=True))]
+                choices = [(1, lambda: recreate_topic(self, reuse_id=True))]
             elif live_topics > 0:
-                choices = [(1, self.delete_topic)]
+                choices = [(1, partial(delete_topic, self))]
         if (
-            self._due("epoch-regression")
+            due(self, "epoch-regression")
             and len(up) > 1
             and not any(b.incarnation is not None and not b.up for b in self.brokers.values())
         ):
-            choices = [(1, lambda: self.controlled_shutdown(rng.choice(up)))]
+            choices = [(1, lambda: controlled_shutdown(self, rng.choice(up)))]
         total = sum(w for w, _ in choices)
         pick = rng.random() * total
         for weight, action in choices:
@@ -208,11 +221,11 @@ class ClusterSimulation(LogOutput, FaultPlanting, ImageRecords, ControllerEvents
                     self._attempt(action)
                 elif t == self.next_noop:
                     self.now = max(self.now, t)
-                    self._attempt(self.noop)
+                    self._attempt(partial(noop, self))
                     self.next_noop = self.now + NOOP_INTERVAL_MS + rng.randint(0, 6)
                 elif t == self.next_rebalance:
                     self.now = max(self.now, t)
-                    self._attempt(self.rebalance_leaders)
+                    self._attempt(partial(rebalance_leaders, self))
                     self.next_rebalance = self.now + LEADER_REBALANCE_INTERVAL_MS
                 else:
                     self.now = max(self.now, t)
@@ -223,8 +236,8 @@ class ClusterSimulation(LogOutput, FaultPlanting, ImageRecords, ControllerEvents
         finally:
             self.writer.close()
         if "truncated-tail" in self.pending_faults:
-            self._truncate_tail()
-        self._write_side_files()
+            truncate_tail(self)
+        write_side_files(self)
         seconds = time.perf_counter() - started
         return ClusterResult(
             name=self.name,
@@ -250,4 +263,4 @@ class ClusterSimulation(LogOutput, FaultPlanting, ImageRecords, ControllerEvents
             and self.snapshot_name is None
             and self.written >= self.snapshot_at
         ):
-            self.write_snapshot()
+            write_snapshot(self)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 from pathlib import Path
 
-from ..kraft_rules import DISKLESS_TOPIC
+from ..kraft.rules import DISKLESS_TOPIC
 
 FAULTS = {
     "overlapping-producer-ids": "a ProducerIdsRecord whose block overlaps the block allocated before it",

@@ -12,39 +12,39 @@ if TYPE_CHECKING:
     from .state import Cluster, FaultEntry
 
 
-class FaultPlanting:
-    """Where faults are due and how the byte-level ones are made (a ClusterSimulation part)."""
+def due(sim: Cluster, fault: str) -> bool:
+    at = sim.pending_faults.get(fault)
+    return at is not None and sim.written >= at
 
-    def _due(self: Cluster, fault: str) -> bool:
-        at = self.pending_faults.get(fault)
-        return at is not None and self.written >= at
 
-    def _corrupt(self: Cluster, data: bytes, last_value: bytes) -> tuple[bytes, FaultEntry]:
-        del self.pending_faults["corrupt-batch"]
-        # the last record ends with its value and a one-byte header count: flip a byte of the value
-        index = len(data) - 2 - len(last_value) // 2
-        corrupted = bytearray(data)
-        corrupted[index] ^= 0x5A
-        return bytes(corrupted), {
-            "fault": "corrupt-batch",
-            "description": FAULTS["corrupt-batch"],
-            "index": index,
-        }
+def corrupt(sim: Cluster, data: bytes, last_value: bytes) -> tuple[bytes, FaultEntry]:
+    del sim.pending_faults["corrupt-batch"]
+    # the last record ends with its value and a one-byte header count: flip a byte of the value
+    index = len(data) - 2 - len(last_value) // 2
+    corrupted = bytearray(data)
+    corrupted[index] ^= 0x5A
+    return bytes(corrupted), {
+        "fault": "corrupt-batch",
+        "description": FAULTS["corrupt-batch"],
+        "index": index,
+    }
 
-    def _fault_entry(
-        self: Cluster, fault: str, base_offset: int, name: str, position: int, **details: Any
-    ) -> None:
-        self.faults.append({"fault": fault, "description": FAULTS[fault], "file": f"{METADATA_LOG_DIR}/{name}",
-                            "offset": base_offset, "position": position, **details})  # fmt: skip
 
-    def _truncate_tail(self: Cluster) -> None:
-        del self.pending_faults["truncated-tail"]
-        last_batch = self.writer.last_batch
-        assert last_batch is not None  # the bootstrap records came first
-        name, position, size, base_offset, count = last_batch
-        kept = max(1, size // 2)
-        with open(self.log_dir / name, "r+b") as f:
-            f.truncate(position + kept)
-        self.writer.bytes -= size - kept
-        self._fault_entry("truncated-tail", base_offset, name, position, lastOffset=base_offset + count - 1,
-                          batchSize=size, keptBytes=kept, lostRecords=count)  # fmt: skip
+def fault_entry(
+    sim: Cluster, fault: str, base_offset: int, name: str, position: int, **details: Any
+) -> None:
+    sim.faults.append({"fault": fault, "description": FAULTS[fault], "file": f"{METADATA_LOG_DIR}/{name}",
+                        "offset": base_offset, "position": position, **details})  # fmt: skip
+
+
+def truncate_tail(sim: Cluster) -> None:
+    del sim.pending_faults["truncated-tail"]
+    last_batch = sim.writer.last_batch
+    assert last_batch is not None  # the bootstrap records came first
+    name, position, size, base_offset, count = last_batch
+    kept = max(1, size // 2)
+    with open(sim.log_dir / name, "r+b") as f:
+        f.truncate(position + kept)
+    sim.writer.bytes -= size - kept
+    fault_entry(sim, "truncated-tail", base_offset, name, position, lastOffset=base_offset + count - 1,
+                      batchSize=size, keptBytes=kept, lostRecords=count)  # fmt: skip

@@ -23,59 +23,55 @@ if TYPE_CHECKING:
     from .state import Cluster, FaultEntry
 
 
-class SideFiles:
-    """Writing the side files at the end of a run (a ClusterSimulation part)."""
+def write_side_files(sim: Cluster) -> None:
+    format_time = sim.start_ms - sim.rng.randint(60_000, 600_000)
+    _write_bootstrap(sim, format_time)
+    _write_kafka_files(sim, format_time)
+    if sim.config.diskless:  # record type 29 is the design's here, not Kafka's
+        registries.write_marker(sim.directory, registries.DISKLESS)
+    faults = sorted(sim.faults, key=lambda f: (f["offset"], f["fault"]))
+    (sim.directory / "faults.json").write_text(json.dumps(faults, indent=2) + "\n")
+    (sim.directory / "summary.json").write_text(json.dumps(_summary(sim, faults), indent=2) + "\n")
 
-    def _write_side_files(self: Cluster) -> None:
-        format_time = self.start_ms - self.rng.randint(60_000, 600_000)
-        self._write_bootstrap(format_time)
-        self._write_kafka_files(format_time)
-        if self.config.diskless:  # record type 29 is the design's here, not Kafka's
-            registries.write_marker(self.directory, registries.DISKLESS)
-        faults = sorted(self.faults, key=lambda f: (f["offset"], f["fault"]))
-        (self.directory / "faults.json").write_text(json.dumps(faults, indent=2) + "\n")
-        (self.directory / "summary.json").write_text(
-            json.dumps(self._summary(faults), indent=2) + "\n"
-        )
 
-    def _write_bootstrap(self: Cluster, format_time: int) -> None:
-        """bootstrap.checkpoint as kafka-storage format writes it: metadata.version alone."""
-        with open(self.directory / BOOTSTRAP_CHECKPOINT, "wb") as f:
-            header = SnapshotHeaderRecord(version=0, last_contained_log_timestamp=0)
-            feature = FeatureLevelRecord(name="metadata.version", feature_level=METADATA_VERSION)
-            _write_snapshot(f, header, iter([(feature, 0)]), 0, format_time, step_ms=1)
+def _write_bootstrap(sim: Cluster, format_time: int) -> None:
+    """bootstrap.checkpoint as kafka-storage format writes it: metadata.version alone."""
+    with open(sim.directory / BOOTSTRAP_CHECKPOINT, "wb") as f:
+        header = SnapshotHeaderRecord(version=0, last_contained_log_timestamp=0)
+        feature = FeatureLevelRecord(name="metadata.version", feature_level=METADATA_VERSION)
+        _write_snapshot(f, header, iter([(feature, 0)]), 0, format_time, step_ms=1)
 
-    def _write_kafka_files(self: Cluster, format_time: int) -> None:
-        """meta.properties, quorum-state, partition.metadata and leader-epoch-checkpoint."""
-        (self.directory / "meta.properties").write_text(
-            # as java.util.Properties.store writes it: an empty comment, then the date
-            f"#\n#{time.strftime('%a %b %d %H:%M:%S UTC %Y', time.gmtime(format_time // 1000))}\n"
-            f"node.id={self.controllers[0]}\ndirectory.id={_uuid(self.rng)}\nversion=1\ncluster.id={self.cluster_id}\n"
-        )
-        quorum = {"leaderId": self.leader, "leaderEpoch": self.epoch, "votedId": -1, "appliedOffset": 0,
-                  "currentVoters": [{"voterId": c} for c in self.controllers], "data_version": 0}  # fmt: skip
-        (self.log_dir / "quorum-state").write_text(json.dumps(quorum, separators=(",", ":")))
-        (self.log_dir / "partition.metadata").write_text(
-            f"version: 0\ntopic_id: {METADATA_TOPIC_ID}\n"
-        )
-        write_leader_epoch_checkpoint(self.log_dir, self.writer.epochs)
 
-    def _summary(self: Cluster, faults: list[FaultEntry]) -> dict[str, Any]:
-        return {
-            "cluster": self.name,
-            "clusterId": str(self.cluster_id),
-            "seed": self.config.seed,
-            "records": self.written,
-            "batches": self.writer.batches,
-            "bytes": self.writer.bytes,
-            "firstTimestamp": self.start_ms,
-            "lastTimestamp": self.last_timestamp,
-            "leaderEpoch": self.epoch,
-            "segments": [f"{METADATA_LOG_DIR}/{s}" for s in self.writer.segments],
-            "snapshot": f"{METADATA_LOG_DIR}/{self.snapshot_name}" if self.snapshot_name else None,
-            "brokers": sorted(self.brokers),
-            "controllers": self.controllers,
-            "liveTopics": len(self.topics),
-            "recordTypes": dict(sorted(self.type_counts.items())),
-            "faults": [f["fault"] for f in faults],
-        }
+def _write_kafka_files(sim: Cluster, format_time: int) -> None:
+    """meta.properties, quorum-state, partition.metadata and leader-epoch-checkpoint."""
+    (sim.directory / "meta.properties").write_text(
+        # as java.util.Properties.store writes it: an empty comment, then the date
+        f"#\n#{time.strftime('%a %b %d %H:%M:%S UTC %Y', time.gmtime(format_time // 1000))}\n"
+        f"node.id={sim.controllers[0]}\ndirectory.id={_uuid(sim.rng)}\nversion=1\ncluster.id={sim.cluster_id}\n"
+    )
+    quorum = {"leaderId": sim.leader, "leaderEpoch": sim.epoch, "votedId": -1, "appliedOffset": 0,
+              "currentVoters": [{"voterId": c} for c in sim.controllers], "data_version": 0}  # fmt: skip
+    (sim.log_dir / "quorum-state").write_text(json.dumps(quorum, separators=(",", ":")))
+    (sim.log_dir / "partition.metadata").write_text(f"version: 0\ntopic_id: {METADATA_TOPIC_ID}\n")
+    write_leader_epoch_checkpoint(sim.log_dir, sim.writer.epochs)
+
+
+def _summary(sim: Cluster, faults: list[FaultEntry]) -> dict[str, Any]:
+    return {
+        "cluster": sim.name,
+        "clusterId": str(sim.cluster_id),
+        "seed": sim.config.seed,
+        "records": sim.written,
+        "batches": sim.writer.batches,
+        "bytes": sim.writer.bytes,
+        "firstTimestamp": sim.start_ms,
+        "lastTimestamp": sim.last_timestamp,
+        "leaderEpoch": sim.epoch,
+        "segments": [f"{METADATA_LOG_DIR}/{s}" for s in sim.writer.segments],
+        "snapshot": f"{METADATA_LOG_DIR}/{sim.snapshot_name}" if sim.snapshot_name else None,
+        "brokers": sorted(sim.brokers),
+        "controllers": sim.controllers,
+        "liveTopics": len(sim.topics),
+        "recordTypes": dict(sorted(sim.type_counts.items())),
+        "faults": [f["fault"] for f in faults],
+    }

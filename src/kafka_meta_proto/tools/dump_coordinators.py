@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 from typing import TYPE_CHECKING, Any, cast
 
-from ..coordinator_records import (
+from ..kraft.coordinator_records import (
     GROUP_COORDINATOR,
     SHARE_COORDINATOR,
     TRANSACTION_COORDINATOR,

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import kraft
-from ..coordinator_records import decode_coordinator_record
+from ..kraft.coordinator_records import decode_coordinator_record
 from ..errors import DecodeError
 from ..log.records import Record
 from ..log.source import MappedFile

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from ..image import MetadataImage
+from ..kraft.image import MetadataImage
 from .shell_layout import KafkaDir, Node, Tree, kafka_tree
 from .shell_tree import image_tree
 

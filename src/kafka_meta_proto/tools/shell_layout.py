@@ -25,8 +25,8 @@ from __future__ import annotations
 from typing import Union
 
 from .. import __version__
-from ..image import METADATA_VERSION, MetadataImage, Topic
-from ..image_text import (
+from ..kraft.image import METADATA_VERSION, MetadataImage, Topic
+from ..kraft.image_text import (
     SCRAM_MECHANISMS,
     acl_text,
     broker_text,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import cast
 
-from ..image import (
+from ..kraft.image import (
     CONFIG_RESOURCE_TYPES,
     ZK_MIGRATION_STATES,
     Endpoint,
@@ -18,7 +18,7 @@ from ..image import (
     MetadataImage,
     Topic,
 )
-from ..image_text import (
+from ..kraft.image_text import (
     ACL_OPERATIONS,
     ACL_PATTERN_TYPES,
     ACL_PERMISSION_TYPES,

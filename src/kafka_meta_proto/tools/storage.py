@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import kraft
-from ..image_text import METADATA_VERSIONS
+from ..kraft.image_text import METADATA_VERSIONS
 from .localfiles import MetaProperties, parse_properties, write_meta_properties
 from ..log.batch import RecordBatch
 from ..log.control import ControlRecordType, control_key

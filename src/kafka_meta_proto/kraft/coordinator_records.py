@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from .errors import DecodeError, UnsupportedVersionDecodeError
-from .message import Message
-from .messages import REGISTRY
-from .registry import Registry
+from ..errors import DecodeError, UnsupportedVersionDecodeError
+from ..message import Message
+from ..messages import REGISTRY
+from ..registry import Registry
 
 GROUP_COORDINATOR = "group-coordinator"
 TRANSACTION_COORDINATOR = "transaction-coordinator"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from .image import (
+    from .image_parts import (
         Acl,
         BrokerRegistration,
         ControllerRegistration,

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import registries
-from .codec import compiled_record_value_reader
-from .errors import DecodeError, EncodeError
-from .log.control import (
+from .. import registries
+from ..codec import compiled_record_value_reader
+from ..errors import DecodeError, EncodeError
+from ..log.control import (
     ABORT,
     COMMIT,
     CONTROL_MESSAGES,
@@ -28,10 +28,10 @@ from .log.control import (
     decode_control_record,
     parse_control_key,
 )
-from .message import BytesLike, Message
-from .messages import REGISTRY
-from .registries import RegistryLike
-from .wire import read_uvarint, uvarint
+from ..message import BytesLike, Message
+from ..messages import REGISTRY
+from ..registries import RegistryLike
+from ..wire import read_uvarint, uvarint
 
 FRAME_VERSION = 1
 

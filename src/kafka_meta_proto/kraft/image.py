@@ -44,289 +44,87 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
-from . import kraft, registries
-from .kraft_rules import (
-    CONFIG_TOPIC,
-    FENCE,
-    FENCING_UNCHANGED,
-    NO_LEADER,
-    NO_LEADER_CHANGE,
-    UNFENCE,
-    epochs_after_change,
-    fenced_after,
+from .. import registries
+from ..message import Message
+from ..messages import REGISTRY
+from ..registries import RegistryLike
+from ..uuid import Uuid
+from . import image_files
+from .brokers import (
+    FENCE_BROKER,
+    NEVER_REGISTERED,
+    NOT_REGISTERED,
+    UNFENCE_BROKER,
+    WRONG_EPOCH,
+    BrokerState,
+    broker_problem,
+    op_of_change,
 )
-from .log.names import BOOTSTRAP_CHECKPOINT, METADATA_LOG_DIR, is_metadata_log_dir
+from .records import MetadataRecord, decode_record_value
+from .rules import FENCE, FENCING_UNCHANGED, UNFENCE, fenced_after
 
-MAX_PROBLEMS_KEPT = 1000  # a lenient image's problems kept; the rest are counted in the last line
-from .message import Message
-from .messages import REGISTRY
-from .registries import RegistryLike
-from .uuid import Uuid
+# The parts are importable from here, where the image's users have always found them.
+from .image_parts import (
+    LEADER_RECOVERY_NO_CHANGE as LEADER_RECOVERY_NO_CHANGE,
+    DIRECTORY_UNASSIGNED as DIRECTORY_UNASSIGNED,
+    DIRECTORY_LOST as DIRECTORY_LOST,
+    DIRECTORY_MIGRATING as DIRECTORY_MIGRATING,
+    CONFIG_RESOURCE_TYPES as CONFIG_RESOURCE_TYPES,
+    TOPIC_RESOURCE as TOPIC_RESOURCE,
+    ZK_MIGRATION_STATES as ZK_MIGRATION_STATES,
+    METADATA_VERSION as METADATA_VERSION,
+    ReplayError as ReplayError,
+    Endpoint as Endpoint,
+    FeatureRange as FeatureRange,
+    BrokerRegistration as BrokerRegistration,
+    ControllerRegistration as ControllerRegistration,
+    PartitionRegistration as PartitionRegistration,
+    Topic as Topic,
+    ProducerIds as ProducerIds,
+    Acl as Acl,
+    ScramCredential as ScramCredential,
+    DelegationToken as DelegationToken,
+    QuotaEntity as QuotaEntity,
+)
 
 if TYPE_CHECKING:
-    from .log.batch import RecordBatch
-    from .log.header import BatchHeader
-    from .log.records import Record
-    from .diskless_messages.topic_partition_to_batch_coordinator_mapping import (
+    from ..log.batch import RecordBatch
+    from ..log.header import BatchHeader
+    from ..log.records import Record
+    from ..diskless_messages.topic_partition_to_batch_coordinator_mapping import (
         TopicPartitionToBatchCoordinatorMapping,
     )
-    from .messages.abort_transaction_record import AbortTransactionRecord
-    from .messages.access_control_entry_record import AccessControlEntryRecord
-    from .messages.begin_transaction_record import BeginTransactionRecord
-    from .messages.broker_registration_change_record import BrokerRegistrationChangeRecord
-    from .messages.clear_elr_record import ClearElrRecord
-    from .messages.client_quota_record import ClientQuotaRecord
-    from .messages.config_record import ConfigRecord
-    from .messages.delegation_token_record import DelegationTokenRecord
-    from .messages.end_transaction_record import EndTransactionRecord
-    from .messages.feature_level_record import FeatureLevelRecord
-    from .messages.fence_broker_record import FenceBrokerRecord
-    from .messages.no_op_record import NoOpRecord
-    from .messages.partition_change_record import PartitionChangeRecord
-    from .messages.partition_record import PartitionRecord
-    from .messages.producer_ids_record import ProducerIdsRecord
-    from .messages.register_broker_record import RegisterBrokerRecord
-    from .messages.register_controller_record import RegisterControllerRecord
-    from .messages.remove_access_control_entry_record import RemoveAccessControlEntryRecord
-    from .messages.remove_delegation_token_record import RemoveDelegationTokenRecord
-    from .messages.remove_topic_record import RemoveTopicRecord
-    from .messages.remove_user_scram_credential_record import RemoveUserScramCredentialRecord
-    from .messages.topic_record import TopicRecord
-    from .messages.unfence_broker_record import UnfenceBrokerRecord
-    from .messages.unregister_broker_record import UnregisterBrokerRecord
-    from .messages.unregister_controller_record import UnregisterControllerRecord
-    from .messages.user_scram_credential_record import UserScramCredentialRecord
-    from .messages.zk_migration_state_record import ZkMigrationStateRecord
+    from ..messages.abort_transaction_record import AbortTransactionRecord
+    from ..messages.access_control_entry_record import AccessControlEntryRecord
+    from ..messages.begin_transaction_record import BeginTransactionRecord
+    from ..messages.broker_registration_change_record import BrokerRegistrationChangeRecord
+    from ..messages.clear_elr_record import ClearElrRecord
+    from ..messages.client_quota_record import ClientQuotaRecord
+    from ..messages.config_record import ConfigRecord
+    from ..messages.delegation_token_record import DelegationTokenRecord
+    from ..messages.end_transaction_record import EndTransactionRecord
+    from ..messages.feature_level_record import FeatureLevelRecord
+    from ..messages.fence_broker_record import FenceBrokerRecord
+    from ..messages.no_op_record import NoOpRecord
+    from ..messages.partition_change_record import PartitionChangeRecord
+    from ..messages.partition_record import PartitionRecord
+    from ..messages.producer_ids_record import ProducerIdsRecord
+    from ..messages.register_broker_record import RegisterBrokerRecord
+    from ..messages.register_controller_record import RegisterControllerRecord
+    from ..messages.remove_access_control_entry_record import RemoveAccessControlEntryRecord
+    from ..messages.remove_delegation_token_record import RemoveDelegationTokenRecord
+    from ..messages.remove_topic_record import RemoveTopicRecord
+    from ..messages.remove_user_scram_credential_record import RemoveUserScramCredentialRecord
+    from ..messages.topic_record import TopicRecord
+    from ..messages.unfence_broker_record import UnfenceBrokerRecord
+    from ..messages.unregister_broker_record import UnregisterBrokerRecord
+    from ..messages.unregister_controller_record import UnregisterControllerRecord
+    from ..messages.user_scram_credential_record import UserScramCredentialRecord
+    from ..messages.zk_migration_state_record import ZkMigrationStateRecord
 
-LEADER_RECOVERY_NO_CHANGE = -1  # PartitionChangeRecord.LeaderRecoveryState: leave it
-
-# DirectoryId's reserved values.
-DIRECTORY_UNASSIGNED = Uuid.ZERO_UUID  # a replica not yet placed in a log directory
-DIRECTORY_LOST = Uuid.ONE_UUID  # an unspecified offline directory
-DIRECTORY_MIGRATING = Uuid(bytes(15) + b"\x02")  # placed before directories were tracked
-
-# ConfigResource.Type codes as ConfigRecord.ResourceType carries them.
-CONFIG_RESOURCE_TYPES = {
-    0: "unknown",
-    2: "topic",
-    4: "broker",
-    8: "broker_logger",
-    16: "client_metrics",
-    32: "group",
-}
-TOPIC_RESOURCE = CONFIG_TOPIC
-
-# ZkMigrationState codes (Kafka 3.5 and later).
-ZK_MIGRATION_STATES = {0: "NONE", 1: "MIGRATION", 2: "PRE_MIGRATION", 3: "POST_MIGRATION"}
-
-METADATA_VERSION = "metadata.version"
-
-
-class ReplayError(ValueError):
-    """A record that cannot be applied to the image (Kafka would refuse it too)."""
-
-    def __init__(self, message: str, offset: int | None = None, record: str | None = None):
-        self.offset = offset
-        self.record = record
-        where = f" (offset {offset}{', ' + record if record else ''})" if offset is not None else ""
-        super().__init__(f"{message}{where}")
-
-
-# --- the parts of the image ---------------------------------------------------------------
-
-
-@dataclass
-class Endpoint:
-    """A listener of a broker or controller."""
-
-    name: str
-    host: str
-    port: int
-    security_protocol: int
-
-
-@dataclass
-class FeatureRange:
-    """The levels of a feature a node can run."""
-
-    min_supported: int
-    max_supported: int
-
-
-@dataclass
-class BrokerRegistration:
-    id: int
-    epoch: int
-    incarnation_id: Uuid
-    listeners: dict[str, Endpoint] = field(default_factory=dict)
-    supported_features: dict[str, FeatureRange] = field(default_factory=dict)
-    rack: str | None = None
-    fenced: bool = True
-    in_controlled_shutdown: bool = False
-    is_migrating_zk_broker: bool = False
-    directories: list[Uuid] = field(default_factory=list)
-    # No new partitions are placed there; None when the registration predates cordoning.
-    cordoned_directories: list[Uuid] | None = None
-
-
-@dataclass
-class ControllerRegistration:
-    id: int
-    incarnation_id: Uuid
-    zk_migration_ready: bool = False
-    listeners: dict[str, Endpoint] = field(default_factory=dict)
-    supported_features: dict[str, FeatureRange] = field(default_factory=dict)
-
-
-@dataclass
-class PartitionRegistration:
-    """A partition's replicas, ISR and leadership (Kafka's PartitionRegistration)."""
-
-    replicas: list[int]
-    isr: list[int]
-    leader: int = NO_LEADER
-    leader_epoch: int = 0
-    partition_epoch: int = 0
-    leader_recovery_state: int = 0  # 0 recovered, 1 recovering (after an unclean election)
-    removing_replicas: list[int] = field(default_factory=list)
-    adding_replicas: list[int] = field(default_factory=list)
-    directories: list[Uuid] = field(default_factory=list)
-    elr: list[int] = field(default_factory=list)
-    last_known_elr: list[int] = field(default_factory=list)
-
-    @classmethod
-    def from_record(cls, record: PartitionRecord) -> PartitionRegistration:
-        directories = list(record.directories or [])
-        if directories and len(directories) != len(record.replicas):
-            raise ValueError(f"{len(directories)} directories for {len(record.replicas)} replicas")
-        return cls(
-            replicas=list(record.replicas),
-            isr=list(record.isr),
-            leader=record.leader,
-            leader_epoch=record.leader_epoch,
-            partition_epoch=record.partition_epoch,
-            leader_recovery_state=record.leader_recovery_state,
-            removing_replicas=list(record.removing_replicas),
-            adding_replicas=list(record.adding_replicas),
-            directories=directories or [DIRECTORY_MIGRATING] * len(record.replicas),
-            elr=list(record.eligible_leader_replicas or []),
-            last_known_elr=list(record.last_known_elr or []),
-        )
-
-    def merge(self, change: PartitionChangeRecord) -> PartitionRegistration:
-        """The partition after a PartitionChangeRecord: only the fields it carries change.
-
-        Null lists, Leader -2 and LeaderRecoveryState -1 mean "no change". Naming a leader
-        (even the same one, or -1 for none) starts a new leader epoch; every change starts a
-        new partition epoch. New replicas without directories keep the directories of the
-        replicas they already had and get UNASSIGNED for the others.
-        """
-        replicas = self.replicas if change.replicas is None else list(change.replicas)
-        if change.directories:
-            if change.replicas is not None and len(change.directories) != len(change.replicas):
-                raise ValueError(
-                    f"{len(change.directories)} directories for {len(change.replicas)} replicas"
-                )
-            directories = list(change.directories)
-        elif change.replicas is not None:
-            old = dict(zip(self.replicas, self.directories))
-            directories = [old.get(replica, DIRECTORY_UNASSIGNED) for replica in replicas]
-        else:
-            directories = list(self.directories)
-        if not directories:
-            directories = [DIRECTORY_MIGRATING] * len(replicas)
-        leader = self.leader if change.leader == NO_LEADER_CHANGE else change.leader
-        leader_epoch, partition_epoch = epochs_after_change(
-            self.leader_epoch, self.partition_epoch, change.leader
-        )
-        recovery = change.leader_recovery_state
-        return PartitionRegistration(
-            replicas=list(replicas),
-            isr=self.isr if change.isr is None else list(change.isr),
-            leader=leader,
-            leader_epoch=leader_epoch,
-            partition_epoch=partition_epoch,
-            leader_recovery_state=(
-                self.leader_recovery_state if recovery == LEADER_RECOVERY_NO_CHANGE else recovery
-            ),
-            removing_replicas=(
-                self.removing_replicas
-                if change.removing_replicas is None
-                else list(change.removing_replicas)
-            ),
-            adding_replicas=(
-                self.adding_replicas
-                if change.adding_replicas is None
-                else list(change.adding_replicas)
-            ),
-            directories=directories,
-            elr=(
-                self.elr
-                if change.eligible_leader_replicas is None
-                else list(change.eligible_leader_replicas)
-            ),
-            last_known_elr=(
-                self.last_known_elr
-                if change.last_known_elr is None
-                else list(change.last_known_elr)
-            ),
-        )
-
-
-@dataclass
-class Topic:
-    name: str
-    id: Uuid
-    partitions: dict[int, PartitionRegistration] = field(default_factory=dict)
-
-
-@dataclass
-class ProducerIds:
-    """The last block of producer ids handed out: where the next one starts, and to whom."""
-
-    next_producer_id: int
-    broker_id: int
-    broker_epoch: int
-
-
-@dataclass
-class Acl:
-    id: Uuid
-    resource_type: int
-    resource_name: str
-    pattern_type: int
-    principal: str
-    host: str
-    operation: int
-    permission_type: int
-
-
-@dataclass
-class ScramCredential:
-    name: str
-    mechanism: int
-    salt: bytes
-    stored_key: bytes
-    server_key: bytes
-    iterations: int
-
-
-@dataclass
-class DelegationToken:
-    token_id: str
-    owner: str
-    requester: str
-    renewers: list[str]
-    issue_timestamp: int
-    max_timestamp: int
-    expiration_timestamp: int
-
-
-# A client quota entity: its (entity type, entity name) parts sorted by type; a None name is the
-# default entity of that type.
-QuotaEntity = tuple[tuple[str, "str | None"], ...]
-# What the image applies: a message, or a record value decoded by ``kraft``.
-MetadataRecordLike = Union[Message, kraft.MetadataRecord]
+MAX_PROBLEMS_KEPT = 1000  # a lenient image's problems kept; the rest are counted in the last line
+# What the image applies: a message, or a record value decoded by ``kraft.records``.
+MetadataRecordLike = Union[Message, MetadataRecord]
 
 
 # --- the image ----------------------------------------------------------------------------
@@ -415,69 +213,21 @@ class MetadataImage:
 
     def load_snapshot(self, path: str | os.PathLike[str]) -> MetadataImage:
         """Replace the image with the one a snapshot holds."""
-        from .log.segment import SnapshotReader
-
-        self._reset()
-        with SnapshotReader(path) as reader:
-            self.replay_batches((batch for _, batch in reader), registry=self._registry_for(path))
-            snapshot_id = reader.snapshot_id
-        if self.transaction is not None:
-            self._problem(
-                f"snapshot {path} ends inside metadata transaction {self.transaction!r}", None, None
-            )
-        if snapshot_id is not None:
-            self.snapshot_id = snapshot_id
-            self.offset, self.epoch = snapshot_id[0] - 1, snapshot_id[1]
-        return self
+        return image_files.load_snapshot(self, path)
 
     def load_log_dir(self, directory: str | os.PathLike[str]) -> MetadataImage:
-        """Replace the image with the state a ``__cluster_metadata-0`` directory holds.
-
-        Starts from the newest complete snapshot there (if any) and replays the records of the
-        ``*.log`` segments from the snapshot's end offset on. A log directory holding a
-        ``__cluster_metadata-0`` folder may be given instead of the folder itself. A node
-        formatted but never started holds its bootstrap records either as the snapshot
-        ``00000000000000000000-0000000000.checkpoint`` there (Kafka 4.4 on) or, when the metadata
-        log holds nothing, as ``bootstrap.checkpoint`` beside it (up to 4.3): that file is read then,
-        as Kafka's controller reads it on its first start.
-        """
-        from .log.segment import list_segments, list_snapshots
-
-        directory = Path(directory)
-        if not directory.is_dir():
-            raise FileNotFoundError(f"{directory}: no such directory")
-        inner = directory / METADATA_LOG_DIR
-        empty = not list_segments(directory) and not list_snapshots(directory)
-        if empty and inner.is_dir():
-            directory = inner
-            empty = not list_segments(directory) and not list_snapshots(directory)
-        log_dir = directory.parent if is_metadata_log_dir(directory.name) else directory
-        if empty and (log_dir / BOOTSTRAP_CHECKPOINT).is_file():
-            return self.load_snapshot(log_dir / BOOTSTRAP_CHECKPOINT)
-        snapshots = list_snapshots(directory)
-        self._reset()
-        start = 0
-        if snapshots:
-            self.load_snapshot(snapshots[-1].path)
-            start = snapshots[-1].end_offset
-        segments = list_segments(directory)
-        if segments and segments[0].base_offset > start:
-            self._problem(f"the log starts at offset {segments[0].base_offset}: offsets {start} to "
-                          f"{segments[0].base_offset - 1} are in no snapshot or segment", None, None)  # fmt: skip
-        for i, segment in enumerate(segments):
-            if i + 1 < len(segments) and segments[i + 1].base_offset <= start:
-                continue  # wholly inside the snapshot
-            self.replay_segment(segment.path, min_offset=start)
-        return self
+        """Replace the image with the state a ``__cluster_metadata-0`` directory holds
+        (``image_files.load_log_dir`` says how)."""
+        return image_files.load_log_dir(self, directory)
 
     def replay_segment(self, path: str | os.PathLike[str], *, min_offset: int = 0) -> MetadataImage:
         """Apply the metadata records of a ``*.log`` segment whose offset is at least ``min_offset``."""
         # Each batch's records are read one at a time: memory does not grow with a batch's
         # record count. A truncated tail ends the segment (as SegmentReader); other damage
         # raises, or for a lenient image is noted and skipped, as dump-log goes on past it.
-        from .log.errors import LogFormatError, TruncatedBatchError
-        from .log.scanning import Damage, scan
-        from .log.source import MappedFile
+        from ..log.errors import LogFormatError, TruncatedBatchError
+        from ..log.scanning import Damage, scan
+        from ..log.source import MappedFile
 
         path = Path(path)
         registry = self._registry_for(path)
@@ -529,7 +279,7 @@ class MetadataImage:
             try:
                 if record.value is None:  # the problem bytes(None) in decode_record_value gave
                     raise TypeError("cannot convert 'NoneType' object to bytes")
-                decoded = kraft.decode_record_value(record.value, registry)
+                decoded = decode_record_value(record.value, registry)
             except Exception as exc:
                 self._problem(f"undecodable record: {exc}", offset, None)
                 continue
@@ -557,7 +307,7 @@ class MetadataImage:
     def replay(
         self, records: Iterable[MetadataRecordLike | tuple[int, MetadataRecordLike]]
     ) -> MetadataImage:
-        """Apply records in order: messages, ``kraft.MetadataRecord``s or ``(offset, record)`` pairs."""
+        """Apply records in order: messages, ``MetadataRecord``s or ``(offset, record)`` pairs."""
         for item in records:
             if isinstance(item, tuple):
                 offset, item = item
@@ -571,8 +321,8 @@ class MetadataImage:
     def apply(
         self, record: MetadataRecordLike, *, offset: int | None = None, epoch: int | None = None
     ) -> None:
-        """Apply one record (a message or a ``kraft.MetadataRecord``) at ``offset`` (default: next)."""
-        message: Message = record.message if isinstance(record, kraft.MetadataRecord) else record
+        """Apply one record (a message or a ``MetadataRecord``) at ``offset`` (default: next)."""
+        message: Message = record.message if isinstance(record, MetadataRecord) else record
         offset = self.offset + 1 if offset is None else offset
         handler = getattr(self, f"_on_{message.NAME}", None)
         try:
@@ -638,24 +388,30 @@ class MetadataImage:
         # Kafka 4.4: a controller's registration ends; like a broker's, unknown ids are no error
         self.controllers.pop(r.controller_id, None)
 
-    def _broker(self, broker_id: int, epoch: int, action: str) -> BrokerRegistration:
+    def _broker(self, broker_id: int, epoch: int, op: str, action: str) -> BrokerRegistration:
+        """The registration a broker record changes; a record Kafka refuses raises."""
         broker = self.brokers.get(broker_id)
-        if broker is None:
+        state = (
+            NEVER_REGISTERED if broker is None else BrokerState(True, broker.epoch, broker.fenced)
+        )
+        problem = broker_problem(state, op, epoch)
+        if problem == NOT_REGISTERED:
             raise ReplayError(f"cannot {action} broker {broker_id}: it is not registered")
-        if broker.epoch != epoch:
+        if problem == WRONG_EPOCH:
             raise ReplayError(
-                f"cannot {action} broker {broker_id}: epoch {epoch} is not its registered epoch {broker.epoch}"
+                f"cannot {action} broker {broker_id}: epoch {epoch} is not its registered epoch {state.epoch}"
             )
+        assert broker is not None  # an absent broker is NOT_REGISTERED
         return broker
 
     def _on_FenceBrokerRecord(self, r: FenceBrokerRecord) -> None:
-        self._broker(r.id, r.epoch, "fence").fenced = True
+        self._broker(r.id, r.epoch, FENCE_BROKER, "fence").fenced = True
 
     def _on_UnfenceBrokerRecord(self, r: UnfenceBrokerRecord) -> None:
-        self._broker(r.id, r.epoch, "unfence").fenced = False
+        self._broker(r.id, r.epoch, UNFENCE_BROKER, "unfence").fenced = False
 
     def _on_BrokerRegistrationChangeRecord(self, r: BrokerRegistrationChangeRecord) -> None:
-        broker = self._broker(r.broker_id, r.broker_epoch, "change")
+        broker = self._broker(r.broker_id, r.broker_epoch, op_of_change(r.fenced), "change")
         if r.fenced not in (UNFENCE, FENCING_UNCHANGED, FENCE):
             raise ReplayError(f"unknown Fenced value {r.fenced}")
         if r.in_controlled_shutdown not in (0, 1):
