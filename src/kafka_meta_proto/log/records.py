@@ -19,9 +19,9 @@ from typing import Any
 
 from ..codec import compiled_record_parser
 from ..errors import EncodeError
+from ..wire import read_varint, read_varlong, write_varint, write_varlong
 from .control import ControlRecordType, parse_control_key
 from .errors import LogFormatError, RecordCountError
-from .varint import read_varint, read_varlong, write_varint, write_varlong
 
 # attributes, timestampDelta, offsetDelta, keyLength, valueLength, headerCount: a byte each at least
 MIN_RECORD_BODY = 6

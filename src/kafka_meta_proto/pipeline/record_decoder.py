@@ -116,7 +116,7 @@ class RecordDecoder:
         """``(control type, version, type name, payload JSON, JSON form)`` of a control record:
         the JSON form log/control.py gives, a marker's with its version beside the coordinator
         epoch."""
-        record = decode_control_record(key, value, self._registry)
+        record = decode_control_record(key, value, self._registry.message_class)
         data = record.to_json()
         if record.message is None:
             data = {"version": record.marker_version, **data}
