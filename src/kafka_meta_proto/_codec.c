@@ -2278,8 +2278,9 @@ static PyTypeObject DecoderType = {
     .tp_members = decoder_members,
 };
 
-/* setup(Uuid, Message): the class uuid fields decode to; Message's encode and size become the
- * compiled ones, which keep the Python ones for what they decline, as Decoders keep decode. */
+/* setup(Uuid, Message) -> (encode, size): the class uuid fields decode to; the compiled encode
+ * and size methods of Message (message.py puts them on the class), which keep Message's Python
+ * ones for what they decline, as Decoders keep its decode. */
 static PyObject *
 codec_setup(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -2310,27 +2311,22 @@ codec_setup(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *decode_fn = PyObject_GetAttrString(decode, "__func__");
     if (decode_fn == NULL)
         return NULL;
-    /* hold the Python methods before the class lets go of them */
-    encode = Py_NewRef(encode);
-    size = Py_NewRef(size);
     PyObject *e = PyDescr_NewMethod(message, &encode_def);
     PyObject *z = PyDescr_NewMethod(message, &size_def);
-    int failed = e == NULL || z == NULL || PyObject_SetAttrString((PyObject *)message, "encode", e) < 0 ||
-                 PyObject_SetAttrString((PyObject *)message, "size", z) < 0;
+    PyObject *methods = e == NULL || z == NULL ? NULL : PyTuple_Pack(2, e, z);
     Py_XDECREF(e);
     Py_XDECREF(z);
-    if (failed) {
+    if (methods == NULL) {
         Py_DECREF(decode_fn);
-        Py_DECREF(encode);
-        Py_DECREF(size);
         return NULL;
     }
+    /* hold the Python methods: the class lets go of them when message.py installs these */
     py_decode = decode_fn;
-    py_encode = encode;
-    py_size = size;
+    py_encode = Py_NewRef(encode);
+    py_size = Py_NewRef(size);
     UuidType = (PyTypeObject *)Py_NewRef(args[0]);
     uuid_bytes_offset = off;
-    Py_RETURN_NONE;
+    return methods;
 }
 
 static PyObject *
@@ -2341,7 +2337,7 @@ codec_stats(PyObject *module, PyObject *unused)
 }
 
 static PyMethodDef codec_methods[] = {
-    {"setup", (PyCFunction)(void (*)(void))codec_setup, METH_FASTCALL, "setup(Uuid, Message): the uuid class; compiled Message.decode, encode and size."},
+    {"setup", (PyCFunction)(void (*)(void))codec_setup, METH_FASTCALL, "setup(Uuid, Message) -> (encode, size): the uuid class; compiled Message.encode and size."},
     {"stats", codec_stats, METH_NOARGS, "Counters: fallback_successes (input declined that Python decoded)."},
     {"read_record_value", (PyCFunction)(void (*)(void))codec_read_record_value, METH_FASTCALL,
      "read_record_value(data, classes) -> (record type, version, message), or None."},

@@ -11,12 +11,16 @@ every DecodeError carries the same path and offset whichever codec is active).
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 import os
 from typing import Any
 
 PURE_PYTHON_ENV = "KAFKA_META_PROTO_PURE_PYTHON"
 
+# The codec chosen, once, here: the compiled one (the extension module) or None for pure Python.
+# message.py takes Message's encode and size from it (message_methods), generated modules give
+# each class its compiled layouts and decode through install.
 _native: Any = None
 _why_pure = ""
 # The JSON text the package writes for a JSON form: UTF-8 as it is, no spaces.
@@ -32,12 +36,6 @@ else:
     except ImportError:
         _why_pure = "the C extension is not built"
     else:
-        from .message import Message
-        from .uuid import Uuid
-
-        # Message.encode and size become the compiled ones; they use a class's compiled layouts
-        # (its _LAYOUTS) and call the Python methods for anything they decline.
-        _native.setup(Uuid, Message)
         from . import json_plan
         from ._json import unknown_to_json
 
@@ -54,10 +52,22 @@ def why_pure_python() -> str:
     return _why_pure
 
 
+def message_methods(uuid_class: type, message_class: type) -> tuple[Any, Any] | None:
+    """The compiled ``encode`` and ``size`` of ``message_class`` (Message, which message.py gives
+    them): they run a class's compiled layouts (its ``_LAYOUTS``, see install) and call the
+    class's Python methods, which they keep, for anything they decline. None under pure Python.
+    ``uuid_class`` is the class uuid fields decode to."""
+    if _native is None:
+        return None
+    methods: tuple[Any, Any] = _native.setup(uuid_class, message_class)
+    return methods
+
+
 def install(cls: Any, programs: dict[int, tuple[Any, ...]]) -> None:
     """Give the message class its compiled layouts, one per version (called by generated
     modules; does nothing under pure Python). Each is also the version's reader, falling back on
-    the Python reader it replaces."""
+    the Python reader it replaces; ``cls.decode`` becomes a compiled decode holding them, which
+    hands what it declines to Message.decode (same signature, same errors)."""
     if _native is None:
         return
     compiled: dict[int, Any] = {}  # versions sharing a layout share one compiled program
@@ -68,27 +78,17 @@ def install(cls: Any, programs: dict[int, tuple[Any, ...]]) -> None:
         if layout is None:
             layout = compiled[id(program)] = _native.Layout(program, python_reader)
         readers[version] = layout
+    global _DECODE_SIGNATURE
+    if _DECODE_SIGNATURE is None:  # Message.decode's, which every compiled decode shares
+        _DECODE_SIGNATURE = inspect.signature(cls.decode)
     cls._READERS = readers
     cls._LAYOUTS = readers  # the same objects: compiled layouts, callable as readers
-    # decode: a callable holding the class's layouts, Message.decode for what it declines
     decoder = _native.Decoder(cls, readers)
-    decoder.__signature__ = _decode_signature()
+    decoder.__signature__ = _DECODE_SIGNATURE
     cls.decode = decoder
 
 
 _DECODE_SIGNATURE: Any = None
-
-
-def _decode_signature() -> Any:
-    """Message.decode's signature, which every compiled decode shares (made once, when needed)."""
-    global _DECODE_SIGNATURE
-    if _DECODE_SIGNATURE is None:
-        import inspect  # already imported by dataclasses
-
-        from .message import Message
-
-        _DECODE_SIGNATURE = inspect.signature(Message.decode)
-    return _DECODE_SIGNATURE
 
 
 def fallback_successes() -> dict[str, int]:
