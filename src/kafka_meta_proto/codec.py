@@ -5,7 +5,8 @@ Pure Python is the reference: the compiled codec gives the same objects, and whe
 input it does not accept it hands the same call to the Python codec, which raises the error (so
 every DecodeError carries the same path and offset whichever codec is active).
 
-``KAFKA_META_PROTO_PURE_PYTHON=1`` in the environment forces pure Python (read at import).
+``KAFKA_META_PROTO_PURE_PYTHON=1`` in the environment forces pure Python (read at import), for
+the message codec and the other C extensions alike (compiled_module).
 """
 
 from __future__ import annotations
@@ -40,6 +41,19 @@ else:
         from ._json import unknown_to_json
 
         _native.setup_json(json_plan.program, unknown_to_json, _python_json_text)
+
+
+def compiled_module(name: str) -> Any:
+    """The package's C extension ``name`` (``"log._records"``, ``"pipeline._rows"``: each the
+    compiled twin of the Python module next to it), or None when it is not built or the pure
+    Python switch is on (then its twin runs without it). They go with the message codec: none
+    is used without it."""
+    if _native is None:
+        return None
+    try:
+        return importlib.import_module(f"{__package__}.{name}")
+    except ImportError:
+        return None
 
 
 def active_codec() -> str:
@@ -105,60 +119,10 @@ def fallback_successes() -> dict[str, int]:
     }
 
 
-def compiled_record_parser(record_class: Any) -> Any:
-    """The compiled reader of record batch records (``parse_records(data, pos, n)``), making
-    ``record_class`` objects; None under pure Python (log/records.py)."""
-    if _native is None:
-        return None
-    _native.setup_records(record_class)
-    return _native.parse_records
-
-
 def compiled_record_value_reader() -> Any:
     """The compiled reader of KRaft metadata record values (``read_record_value(data,
     classes)``); None under pure Python (kraft.py)."""
     return None if _native is None else _native.read_record_value
-
-
-def compiled_record_row() -> Any:
-    """The compiled reader of a KRaft metadata record value into the pipeline's row
-    (``record_row(value, classes, names)`` -> (record type, version, type name, JSON text, JSON
-    form), or None where it declines); None under pure Python (pipeline/record_decoder.py)."""
-    return None if _native is None else _native.record_row
-
-
-def compiled_batch_rows() -> Any:
-    """The compiled maker of a metadata batch's pipeline rows (``batch_rows(...)``, see
-    pipeline/record_decoder.py); None under pure Python."""
-    return None if _native is None else _native.batch_rows
-
-
-def dict_columns(dicts: list[dict[str, Any]], keys: tuple[str, ...]) -> list[list[Any]]:
-    """``[[d.get(key) for d in dicts] for key in keys]``: rows of dicts as columns (the typed
-    tables are built from the JSON forms' columns)."""
-    if _native is not None:
-        columns: list[list[Any]] = _native.dict_columns(dicts, keys)
-        return columns
-    return [[d.get(key) for d in dicts] for key in keys]
-
-
-def arrow_buffers(values: list[Any], kind: str) -> tuple[Any, ...] | None:
-    """The buffers of an Arrow array of ``values``: kind ``b``, ``h``, ``i``, ``q`` (ints of 1,
-    2, 4, 8 bytes) gives (validity bitmap or None, little-endian values); ``s`` (strs) gives
-    (validity or None, int32 offsets, UTF-8); ``[`` then one of those (lists of them) gives
-    (validity or None, int32 offsets, the elements' buffers). None where it declines (a value
-    of another type or out of range, a null element, over 2 GiB) and under pure Python: pyarrow
-    converts those lists (pipeline/arrays.py)."""
-    if _native is None:
-        return None
-    buffers: tuple[Any, ...] | None = _native.arrow_buffers(values, kind)
-    return buffers
-
-
-def compiled_batch_walk() -> Any:
-    """The compiled walk over a log's plain batches, making their pipeline rows
-    (``walk_batches(...)``, see pipeline/rows.py); None under pure Python."""
-    return None if _native is None else _native.walk_batches
 
 
 def _python_json_form(message: Any, version: int) -> dict[str, Any]:

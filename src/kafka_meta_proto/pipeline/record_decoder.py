@@ -13,7 +13,7 @@ import functools
 import struct
 
 from .. import kraft, registries
-from ..codec import compiled_batch_rows, compiled_batch_walk, compiled_record_row, json_form, json_text
+from ..codec import compiled_module, json_form, json_text
 from ..errors import KafkaProtocolError
 from ..log.control import decode_control_record
 from ..log.errors import LogFormatError
@@ -24,10 +24,12 @@ CACHE_LIMIT = 30_000  # values remembered before the decoder starts over (each r
 CACHE_VALUE_BYTES = 256  # only values this small are remembered: the large ones seldom recur
 # What a value or control record that does not decode raises.
 DECODE_ERRORS = (KafkaProtocolError, LogFormatError, ValueError, struct.error)
-# The whole row in C for the values it reads (None under pure Python); decode_row for the rest.
-_record_row = compiled_record_row()
-_batch_rows = compiled_batch_rows()
-_batch_walk = compiled_batch_walk()
+# The C twin of the row making (pipeline/_rows.c; None under pure Python): the whole row in C for
+# the values it reads, decode_row for the rest.
+_compiled = compiled_module("pipeline._rows")
+_record_row = None if _compiled is None else _compiled.record_row
+_batch_rows = None if _compiled is None else _compiled.batch_rows
+_batch_walk = None if _compiled is None else _compiled.walk_batches
 
 
 class RecordDecoder:
