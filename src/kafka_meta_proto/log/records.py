@@ -121,7 +121,7 @@ _compiled = compiled_module("log._records")  # the C twin of this reader (log/_r
 if _compiled is not None:
     _compiled.setup_records(Record)
 # parse_records(data, pos, n): n records read in C; None under pure Python
-_parse_records = None if _compiled is None else _compiled.parse_records
+_parse_records: Any = None if _compiled is None else _compiled.parse_records
 COMPILED_CHUNK = 256
 
 

@@ -53,7 +53,7 @@ class RecordDecoder:
             _batch_rows, self._rows, CACHE_LIMIT, CACHE_VALUE_BYTES, self._classes, self._type_names, self.learn
         )  # fmt: skip
         # compiled_walk(buffer, pos, end, crc32c, batch_rows, row_bytes, size, records, batches,
-        # issues): the same rows, for whole plain batches walked in C (UnitRows.take says more).
+        # issues): the same rows, for whole plain batches walked in C (UnitRows.walk_plain_batches says more).
         self.compiled_walk = None if _batch_walk is None else functools.partial(
             _batch_walk, self._rows, CACHE_LIMIT, CACHE_VALUE_BYTES, self._classes, self._type_names, self.learn
         )  # fmt: skip

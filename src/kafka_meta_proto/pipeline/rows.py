@@ -218,10 +218,11 @@ class UnitRows:
                          C.DETAIL: f"{damage.detail} (after {read} records)",
                          C.BYTES_LOST: damage.length, C.RECORDS_LOST: lost})  # fmt: skip
 
-    def take(self, buffer, pos: int, end: int) -> int:
-        """``scan``'s ``take``: the rows of the sound plain batches from ``pos`` on, made by the
-        compiled walk exactly as ``add_batch`` makes them (every buffer stays under its limits,
-        a batch is walked whole or not at all); the position after them."""
+    def walk_plain_batches(self, buffer, pos: int, end: int) -> int:
+        """The rows of the sound plain batches that start at ``pos`` and follow it before ``end``
+        in ``buffer`` (a whole file), made by the compiled walk exactly as ``add_batch`` makes
+        them (every buffer stays under its limits, a batch is walked whole or not at all); the
+        position after them (``pos`` when there was none)."""
         records, batches = self.records, self.batches
         pos, records.size = self.decoder.compiled_walk(
             buffer, pos, end, crc32c, self.batch_rows, ROW_BYTES, records.size,
