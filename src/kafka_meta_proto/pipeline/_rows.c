@@ -129,15 +129,73 @@ row_decoder(PyObject *const *args, RowDecoder *d)
     return PyErr_Occurred() ? -1 : 0;
 }
 
+/* The lists the row makers fill, named: the RECORD rows' columns they make (rows.py's
+ * COMPILED_ROW_COLUMNS, in that order) then the JSON forms. */
+enum { ROW_OFFSET, ROW_TIMESTAMP, ROW_RECORD_TYPE, ROW_TYPE_NAME, ROW_VERSION, ROW_PAYLOAD, ROW_JSON_FORM, ROW_COLUMN_COUNT };
+static const char *const row_column_names[] = {"offset", "timestamp", "record_type", "type_name", "version", "payload", NULL};
+/* A row of record_row_of or `learn`: (record type, version, type name, JSON text, JSON form). */
+enum { ROW_IS_TYPE, ROW_IS_VERSION, ROW_IS_NAME, ROW_IS_TEXT, ROW_IS_FORM, ROW_SIZE };
+
+/* The row of a record value (bytes): from the cache, else from record_row_of (then cached when
+ * small), else from `learn`, which caches it itself. NULL with *refused set where `learn`
+ * refuses the value (the Python loop reports it), NULL with an exception on a failure. */
+static inline PyObject *
+row_of_value(const RowDecoder *d, PyObject *value, Py_ssize_t value_size, int *refused)
+{
+    PyObject *row = PyDict_GetItemWithError(d->cache, value);
+    if (row != NULL)
+        return Py_NewRef(row);
+    if (PyErr_Occurred())
+        return NULL;
+    row = record_row_of(value, d->classes, d->names);
+    if (row == NULL) {
+        if (PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_MemoryError))
+            return NULL;
+        PyErr_Clear();
+        row = PyObject_CallOneArg(d->learn, value);
+        if (row == NULL) {
+            PyErr_Clear();
+            *refused = 1;
+        }
+        return row;
+    }
+    if (value_size <= d->cache_value_bytes) {
+        if (PyDict_GET_SIZE(d->cache) >= d->cache_limit)
+            PyDict_Clear(d->cache);
+        if (PyDict_SetItem(d->cache, value, row) < 0)
+            Py_CLEAR(row);
+    }
+    return row;
+}
+
+/* One record's row appended to the row makers' lists; its payload characters added to *size.
+ * -1 with an exception: the lists stay in step only if all went in, so the job gives up. */
+static inline int
+append_row(PyObject *const *columns, long long offset, long long timestamp, PyObject *row, Py_ssize_t *size)
+{
+    if (!PyTuple_CheckExact(row) || PyTuple_GET_SIZE(row) != ROW_SIZE || !PyUnicode_Check(PyTuple_GET_ITEM(row, ROW_IS_TEXT))) {
+        PyErr_SetString(PyExc_TypeError, "batch_rows: a cached row is not a row");
+        return -1;
+    }
+    PyObject *const *r = &PyTuple_GET_ITEM(row, 0);
+    *size += PyUnicode_GET_LENGTH(r[ROW_IS_TEXT]);
+    return append_new(columns[ROW_OFFSET], PyLong_FromLongLong(offset)) < 0 ||
+                   append_new(columns[ROW_TIMESTAMP], PyLong_FromLongLong(timestamp)) < 0 ||
+                   PyList_Append(columns[ROW_RECORD_TYPE], r[ROW_IS_TYPE]) < 0 ||
+                   PyList_Append(columns[ROW_TYPE_NAME], r[ROW_IS_NAME]) < 0 ||
+                   PyList_Append(columns[ROW_VERSION], r[ROW_IS_VERSION]) < 0 ||
+                   PyList_Append(columns[ROW_PAYLOAD], r[ROW_IS_TEXT]) < 0 ||
+                   PyList_Append(columns[ROW_JSON_FORM], r[ROW_IS_FORM]) < 0
+               ? -1
+               : 0;
+}
+
 /* The rows of up to `count` records of an uncompressed metadata batch from `pos`, appended to
- * the seven lists of `columns` (offsets, timestamps, types, type names, versions, payloads,
- * JSON forms), as rows.py's loop makes them: each value's row from the cache or from
- * record_row_of, then remembered; a value record_row_of declines goes to `learn`, which
- * remembers it. Stops after `count` records, once the payloads reach `budget` characters, or
- * before a record that does not parse, has a null value or that `learn` refuses, which the
- * Python loop then reads from where it stopped. Sets *read, *pos, *size (payload characters)
- * and *in_order (offset deltas 0, 1, 2...); -1 with an exception on a failure that leaves the
- * lists out of step. */
+ * the row makers' lists `columns` (ROW_*), as rows.py's loop makes them (row_of_value). Stops
+ * after `count` records, once the payloads reach `budget` characters, or before a record that
+ * does not parse, has a null value or that `learn` refuses, which the Python loop then reads
+ * from where it stopped. Sets *read, *pos, *size (payload characters) and *in_order (offset
+ * deltas 0, 1, 2...); -1 with an exception on a failure that leaves the lists out of step. */
 static int
 append_record_rows(const RowDecoder *d, const Input *in, Py_ssize_t *pos, Py_ssize_t count, long long base_offset,
                    long long timestamp_base, int fixed_time, Py_ssize_t budget, PyObject *const *columns,
@@ -157,49 +215,17 @@ append_record_rows(const RowDecoder *d, const Input *in, Py_ssize_t *pos, Py_ssi
         PyObject *value = PyBytes_FromStringAndSize((const char *)in->buf + value_start, value_size);
         if (value == NULL)
             return -1;
-        PyObject *row = PyDict_GetItemWithError(d->cache, value);
-        if (row != NULL) {
-            Py_INCREF(row);
-        } else if (PyErr_Occurred()) {
-            Py_DECREF(value);
-            return -1;
-        } else if ((row = record_row_of(value, d->classes, d->names)) == NULL) {
-            /* the Python decoder's, remembered by it; a value it refuses is left to the loop */
-            if (PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_MemoryError)) {
-                Py_DECREF(value);
-                return -1;
-            }
-            PyErr_Clear();
-            row = PyObject_CallOneArg(d->learn, value);
-            Py_DECREF(value);
-            if (row == NULL) {
-                PyErr_Clear();
+        int refused = 0;
+        PyObject *row = row_of_value(d, value, value_size, &refused);
+        Py_DECREF(value);
+        if (row == NULL) {
+            if (refused)
                 break;
-            }
-            value = NULL;
-        } else if (value_size <= d->cache_value_bytes) {
-            if (PyDict_GET_SIZE(d->cache) >= d->cache_limit)
-                PyDict_Clear(d->cache);
-            if (PyDict_SetItem(d->cache, value, row) < 0) {
-                Py_DECREF(value);
-                Py_DECREF(row);
-                return -1;
-            }
-        }
-        Py_XDECREF(value);
-        if (!PyTuple_CheckExact(row) || PyTuple_GET_SIZE(row) != 5 || !PyUnicode_Check(PyTuple_GET_ITEM(row, 3))) {
-            Py_DECREF(row);
-            PyErr_SetString(PyExc_TypeError, "batch_rows: a cached row is not a row");
             return -1;
         }
-        PyObject *const *r = &PyTuple_GET_ITEM(row, 0); /* type, version, name, text, form */
-        int failed = append_new(columns[0], PyLong_FromLongLong(offset)) < 0 ||
-                     append_new(columns[1], PyLong_FromLongLong(timestamp)) < 0 || PyList_Append(columns[2], r[0]) < 0 ||
-                     PyList_Append(columns[3], r[2]) < 0 || PyList_Append(columns[4], r[1]) < 0 ||
-                     PyList_Append(columns[5], r[3]) < 0 || PyList_Append(columns[6], r[4]) < 0;
-        size += PyUnicode_GET_LENGTH(r[3]);
+        int failed = append_row(columns, offset, timestamp, row, &size);
         Py_DECREF(row);
-        if (failed) /* the lists stay in step only if all went in: give up on the whole job */
+        if (failed)
             return -1;
         if (offset_delta != read)
             *in_order = 0;
@@ -231,7 +257,7 @@ static PyObject *
 rows_batch_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     RowDecoder d;
-    if (nargs != 14 || !PyBytes_CheckExact(args[6]) || !all_lists(args[13], 7) || row_decoder(args, &d) < 0) {
+    if (nargs != 14 || !PyBytes_CheckExact(args[6]) || !all_lists(args[13], ROW_COLUMN_COUNT) || row_decoder(args, &d) < 0) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_TypeError, "batch_rows: bad arguments");
         return NULL;
@@ -272,8 +298,18 @@ rows_batch_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 #define BATCH_MIN_LENGTH (BATCH_HEADER_SIZE - BATCH_LOG_OVERHEAD)
 #define BATCH_MIN_RECORD_SIZE 7
 #define BATCH_NOT_PLAIN 0x27 /* compression, control */
-#define RECORD_COLUMN_COUNT 10 /* RECORD_COLUMNS (9) and the JSON forms */
-#define BATCH_COLUMN_COUNT 11
+
+/* The RECORD buffer's lists (columns.py's RECORD_COLUMNS, then the JSON forms) and the BATCH
+ * buffer's (BATCH_COLUMNS), named in their order. */
+enum { R_POSITION, R_BATCH_OFFSET, R_OFFSET, R_TIMESTAMP, R_RECORD_TYPE, R_CONTROL_TYPE, R_TYPE_NAME, R_VERSION, R_PAYLOAD,
+       R_JSON_FORM, RECORD_COLUMN_COUNT };
+static const char *const record_column_names[] = {"position", "batch_offset", "offset", "timestamp", "record_type",
+                                                  "control_type", "type_name", "version", "payload", NULL};
+enum { B_POSITION, B_BATCH_OFFSET, B_TIMESTAMP, B_LEADER_EPOCH, B_LAST_OFFSET_DELTA, B_RECORDS_COUNT, B_BATCH_LENGTH,
+       B_ATTRIBUTES, B_CRC_OK, B_OFFSETS_OK, B_CONTROL_TYPES, BATCH_COLUMN_COUNT };
+static const char *const batch_column_names[] = {"position", "batch_offset", "timestamp", "leader_epoch",
+                                                 "last_offset_delta", "records_count", "batch_length", "attributes",
+                                                 "crc_ok", "offsets_ok", "control_types", NULL};
 
 static int
 truncate_lists(PyObject *const *lists, Py_ssize_t n, const Py_ssize_t *marks)
@@ -293,16 +329,116 @@ append_repeated(PyObject *list, PyObject *item, Py_ssize_t n)
     return 0;
 }
 
+/* A plain batch in the file: where its header is and what the walk reads of it. */
+typedef struct {
+    const unsigned char *h;
+    Py_ssize_t pos, size;
+    long long length, count;
+    int attributes;
+} PlainBatch;
+
+/* 1 where a plain batch whose `count` records fit `room` rows starts at `pos` (magic 2, its
+ * length within the file, uncompressed, not control, a plausible count), filling *b; else 0. */
+static inline int
+plain_batch_at(const unsigned char *file, Py_ssize_t file_size, Py_ssize_t pos, Py_ssize_t room, PlainBatch *b)
+{
+    const unsigned char *h = file + pos;
+    b->h = h;
+    b->pos = pos;
+    b->length = load_signed(h + BATCH_LENGTH_AT, 4);
+    b->count = load_signed(h + BATCH_COUNT_AT, 4);
+    b->attributes = (int)load_signed(h + BATCH_CRC_START, 2);
+    b->size = BATCH_LOG_OVERHEAD + (Py_ssize_t)b->length;
+    return h[BATCH_MAGIC_AT] == 2 && b->length >= BATCH_MIN_LENGTH && b->size <= file_size - pos &&
+           !(b->attributes & BATCH_NOT_PLAIN) && b->count >= 0 &&
+           b->count <= (b->size - BATCH_HEADER_SIZE) / BATCH_MIN_RECORD_SIZE && b->count <= room;
+}
+
+/* 1 where the batch's stored CRC is the one `crc32c` computes, 0 where not, -1 on an error. */
+static int
+crc_matches(PyObject *crc32c, const PlainBatch *b)
+{
+    PyObject *window = PyMemoryView_FromMemory((char *)b->h + BATCH_CRC_START, b->size - BATCH_CRC_START, PyBUF_READ);
+    if (window == NULL)
+        return -1;
+    PyObject *crc = PyObject_CallOneArg(crc32c, window);
+    Py_DECREF(window);
+    if (crc == NULL)
+        return -1;
+    unsigned long long computed = PyLong_AsUnsignedLongLong(crc);
+    Py_DECREF(crc);
+    if (computed == (unsigned long long)-1 && PyErr_Occurred())
+        return -1;
+    return computed == load_unsigned(b->h + BATCH_CRC_AT, 4);
+}
+
+/* The RECORD rows of the batch's records (row makers' lists first, then the columns the same for
+ * every record): 1 when all were read, 0 when the batch is left to the Python walk (its rows
+ * taken back), -1 on an error. Sets *payload and *offsets_ok (the BATCH row's). */
+static int
+batch_record_rows(const RowDecoder *d, PyObject *const *records, const PlainBatch *b, Py_ssize_t budget,
+                  Py_ssize_t *payload, int *offsets_ok)
+{
+    PyObject *const row_lists[ROW_COLUMN_COUNT] = {records[R_OFFSET],    records[R_TIMESTAMP], records[R_RECORD_TYPE],
+                                                   records[R_TYPE_NAME], records[R_VERSION],   records[R_PAYLOAD],
+                                                   records[R_JSON_FORM]};
+    Py_ssize_t marks[RECORD_COLUMN_COUNT], read, p = BATCH_HEADER_SIZE;
+    for (int i = 0; i < RECORD_COLUMN_COUNT; i++)
+        marks[i] = PyList_GET_SIZE(records[i]);
+    int fixed_time = (b->attributes & 0x08) != 0, in_order;
+    long long timestamp_base = load_signed(b->h + (fixed_time ? BATCH_MAX_TIMESTAMP_AT : BATCH_BASE_TIMESTAMP_AT), 8);
+    Input in = {b->h, b->size, NULL, NULL};
+    if (append_record_rows(d, &in, &p, (Py_ssize_t)b->count, load_signed(b->h, 8), timestamp_base, fixed_time, budget,
+                           row_lists, &read, payload, &in_order) < 0)
+        return -1;
+    if (read != b->count || p != b->size) /* the Python walk reads it, rows and issues alike */
+        return truncate_lists(records, RECORD_COLUMN_COUNT, marks) < 0 ? -1 : 0;
+    long long last_offset_delta = load_signed(b->h + BATCH_LAST_OFFSET_DELTA_AT, 4);
+    *offsets_ok = in_order && (last_offset_delta == b->count - 1 || (b->count == 0 && last_offset_delta == 0));
+    return 1;
+}
+
+/* The BATCH row of a batch walked whole, and the RECORD columns the same for its records. */
+static int
+append_batch_row(PyObject *const *records, PyObject *const *batches, const PlainBatch *b, int offsets_ok)
+{
+    const unsigned char *h = b->h;
+    PyObject *values[BATCH_COLUMN_COUNT] = {
+        [B_POSITION] = PyLong_FromSsize_t(b->pos),
+        [B_BATCH_OFFSET] = PyLong_FromLongLong(load_signed(h, 8)),
+        [B_TIMESTAMP] = PyLong_FromLongLong(load_signed(h + BATCH_MAX_TIMESTAMP_AT, 8)),
+        [B_LEADER_EPOCH] = PyLong_FromLongLong(load_signed(h + BATCH_LEADER_EPOCH_AT, 4)),
+        [B_LAST_OFFSET_DELTA] = PyLong_FromLongLong(load_signed(h + BATCH_LAST_OFFSET_DELTA_AT, 4)),
+        [B_RECORDS_COUNT] = PyLong_FromLongLong(b->count),
+        [B_BATCH_LENGTH] = PyLong_FromLongLong(b->length),
+        [B_ATTRIBUTES] = PyLong_FromLong(b->attributes),
+        [B_CRC_OK] = Py_NewRef(Py_True),
+        [B_OFFSETS_OK] = Py_NewRef(offsets_ok ? Py_True : Py_False),
+        [B_CONTROL_TYPES] = Py_NewRef(Py_None)};
+    int failed = 0;
+    for (int i = 0; i < BATCH_COLUMN_COUNT; i++)
+        failed |= values[i] == NULL;
+    Py_ssize_t n = (Py_ssize_t)b->count;
+    failed = failed || append_repeated(records[R_POSITION], values[B_POSITION], n) < 0 ||
+             append_repeated(records[R_BATCH_OFFSET], values[B_BATCH_OFFSET], n) < 0 ||
+             append_repeated(records[R_CONTROL_TYPE], Py_None, n) < 0;
+    for (int i = 0; i < BATCH_COLUMN_COUNT; i++) {
+        failed = failed || PyList_Append(batches[i], values[i]) < 0;
+        Py_XDECREF(values[i]);
+    }
+    return failed ? -1 : 0;
+}
+
 /* walk_batches(cache, cache_limit, cache_value_bytes, classes, names, learn,
  *              buffer, pos, end, crc32c, batch_rows, row_bytes, size, records, batches, issues)
  * The rows of the sound plain batches (uncompressed, not control, CRC matching) that start at
- * `pos` and follow it in `buffer` (a whole log file), before `end`: what scan() then
- * UnitRows.add_batch would make of them, appended to `records` (the RECORD buffer's nine lists
- * and the JSON forms) and `batches` (the BATCH buffer's eleven lists). It stops at the first
- * batch that is anything else, or that would not fit the buffers whole (`batch_rows` rows,
- * `row_bytes` payload characters, `size` of them waiting), leaving it to the Python walk, and
- * after a batch that fills a buffer. `issues` (the ISSUE buffer's first list) only counts: a
- * full one stops the walk too. Returns (position, payload characters waiting). */
+ * `pos` and follow it in `buffer` (a whole log file), before `end`: what scan_step then
+ * UnitRows.add_batch would make of them, appended to `records` (the RECORD buffer's lists, R_*)
+ * and `batches` (the BATCH buffer's, B_*). It stops at the first batch that is anything else, or
+ * that would not fit the buffers whole (`batch_rows` rows, `row_bytes` payload characters,
+ * `size` of them waiting), leaving it to the Python walk, and after a batch that fills a buffer.
+ * `issues` (the ISSUE buffer's first list) only counts: a full one stops the walk too. Returns
+ * (position, payload characters waiting). */
 static PyObject *
 rows_walk_batches(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -315,88 +451,47 @@ rows_walk_batches(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     PyObject *crc32c = args[9], *const *records = &PyTuple_GET_ITEM(args[13], 0),
              *const *batches = &PyTuple_GET_ITEM(args[14], 0), *issues = args[15];
-    PyObject *const rows7[7] = {records[2], records[3], records[4], records[6], records[7], records[8], records[9]};
     Py_ssize_t pos = PyLong_AsSsize_t(args[7]), end = PyLong_AsSsize_t(args[8]), batch_rows = PyLong_AsSsize_t(args[10]),
                row_bytes = PyLong_AsSsize_t(args[11]), size = PyLong_AsSsize_t(args[12]);
-    if (PyErr_Occurred())
-        return NULL;
     Py_buffer view;
-    if (PyObject_GetBuffer(args[6], &view, PyBUF_SIMPLE) < 0)
+    if (PyErr_Occurred() || PyObject_GetBuffer(args[6], &view, PyBUF_SIMPLE) < 0)
         return NULL;
-    const unsigned char *file = view.buf;
     Py_ssize_t file_size = view.len;
-    if (end > file_size)
-        end = file_size;
-    PyObject *result = NULL;
+    end = end > file_size ? file_size : end;
+    int status = 0;
     while (pos >= 0 && pos < end && file_size - pos >= BATCH_HEADER_SIZE) {
-        if (PyList_GET_SIZE(records[0]) >= batch_rows || size >= row_bytes ||
-            PyList_GET_SIZE(batches[0]) >= batch_rows || PyList_GET_SIZE(issues) >= batch_rows)
+        Py_ssize_t rows = PyList_GET_SIZE(records[R_POSITION]), payload;
+        if (rows >= batch_rows || size >= row_bytes || PyList_GET_SIZE(batches[B_POSITION]) >= batch_rows ||
+            PyList_GET_SIZE(issues) >= batch_rows)
             break; /* a full buffer: the Python walk hands it on */
-        const unsigned char *h = file + pos;
-        long long length = load_signed(h + BATCH_LENGTH_AT, 4), count = load_signed(h + BATCH_COUNT_AT, 4);
-        int attributes = (int)load_signed(h + BATCH_CRC_START, 2);
-        Py_ssize_t batch_size = BATCH_LOG_OVERHEAD + (Py_ssize_t)length;
-        if (h[BATCH_MAGIC_AT] != 2 || length < BATCH_MIN_LENGTH || batch_size > file_size - pos || (attributes & BATCH_NOT_PLAIN) ||
-            count < 0 || count > (batch_size - BATCH_HEADER_SIZE) / BATCH_MIN_RECORD_SIZE ||
-            PyList_GET_SIZE(records[0]) + count > batch_rows)
-            break;
-        PyObject *window = PyMemoryView_FromMemory((char *)h + BATCH_CRC_START, batch_size - BATCH_CRC_START, PyBUF_READ);
-        if (window == NULL)
-            goto done;
-        PyObject *crc = PyObject_CallOneArg(crc32c, window);
-        Py_DECREF(window);
-        if (crc == NULL)
-            goto done;
-        unsigned long long computed = PyLong_AsUnsignedLongLong(crc);
-        Py_DECREF(crc);
-        if (computed == (unsigned long long)-1 && PyErr_Occurred())
-            goto done;
-        if (computed != load_unsigned(h + BATCH_CRC_AT, 4))
-            break; /* the Python walk reports it */
-        long long base_offset = load_signed(h, 8), max_timestamp = load_signed(h + BATCH_MAX_TIMESTAMP_AT, 8);
-        int fixed_time = (attributes & 0x08) != 0;
-        Py_ssize_t marks[RECORD_COLUMN_COUNT], read, payload, p = BATCH_HEADER_SIZE;
-        int in_order;
-        for (int i = 0; i < RECORD_COLUMN_COUNT; i++)
-            marks[i] = PyList_GET_SIZE(records[i]);
-        Input in = {h, batch_size, NULL, NULL};
-        if (append_record_rows(&d, &in, &p, (Py_ssize_t)count, base_offset,
-                               fixed_time ? max_timestamp : load_signed(h + BATCH_BASE_TIMESTAMP_AT, 8), fixed_time, row_bytes - size, rows7,
-                               &read, &payload, &in_order) < 0)
-            goto done;
-        if (read != count || p != batch_size) { /* the Python walk reads it, rows and issues alike */
-            if (truncate_lists(records, RECORD_COLUMN_COUNT, marks) < 0)
-                goto done;
-            break;
-        }
-        long long last_offset_delta = load_signed(h + BATCH_LAST_OFFSET_DELTA_AT, 4);
-        int offsets_ok = in_order && (last_offset_delta == count - 1 || (count == 0 && last_offset_delta == 0));
-        PyObject *values[BATCH_COLUMN_COUNT] = {
-            PyLong_FromSsize_t(pos), PyLong_FromLongLong(base_offset), PyLong_FromLongLong(max_timestamp),
-            PyLong_FromLongLong(load_signed(h + BATCH_LEADER_EPOCH_AT, 4)), PyLong_FromLongLong(last_offset_delta),
-            PyLong_FromLongLong(count), PyLong_FromLongLong(length), PyLong_FromLong(attributes),
-            Py_NewRef(Py_True), Py_NewRef(offsets_ok ? Py_True : Py_False), Py_NewRef(Py_None)};
-        int failed = 0;
-        for (int i = 0; i < BATCH_COLUMN_COUNT; i++)
-            failed |= values[i] == NULL;
-        /* the RECORD columns that are the same for every record of the batch */
-        failed = failed || append_repeated(records[0], values[0], read) < 0 ||
-                 append_repeated(records[1], values[1], read) < 0 || append_repeated(records[5], Py_None, read) < 0;
-        for (int i = 0; i < BATCH_COLUMN_COUNT; i++) {
-            failed = failed || PyList_Append(batches[i], values[i]) < 0;
-            Py_XDECREF(values[i]);
-        }
-        if (failed)
-            goto done;
+        PlainBatch b;
+        int offsets_ok;
+        if (!plain_batch_at(view.buf, file_size, pos, batch_rows - rows, &b) || (status = crc_matches(crc32c, &b)) <= 0 ||
+            (status = batch_record_rows(&d, records, &b, row_bytes - size, &payload, &offsets_ok)) <= 0 ||
+            (status = append_batch_row(records, batches, &b, offsets_ok)) < 0)
+            break; /* an error, or a batch the Python walk reads and reports */
         size += payload;
-        pos += batch_size;
+        pos += b.size;
     }
-    result = Py_BuildValue("(nn)", pos, size);
-done:
     PyBuffer_Release(&view);
-    return result;
+    return status < 0 ? NULL : Py_BuildValue("(nn)", pos, size);
 }
 
+static PyObject *
+column_names(const char *const *names)
+{
+    PyObject *t = PyTuple_New(0);
+    for (int i = 0; t != NULL && names[i] != NULL; i++) {
+        PyObject *name = PyUnicode_FromString(names[i]);
+        if (name == NULL || _PyTuple_Resize(&t, i + 1) < 0) {
+            Py_XDECREF(name);
+            Py_XDECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, name);
+    }
+    return t;
+}
 
 static PyMethodDef rows_methods[] = {
     {"record_row", (PyCFunction)(void (*)(void))rows_record_row, METH_FASTCALL,
@@ -423,5 +518,18 @@ PyInit__rows(void)
     codec = codec_api_import();
     if (codec == NULL)
         return NULL;
-    return PyModule_Create(&rows_module);
+    PyObject *m = PyModule_Create(&rows_module);
+    /* the lists' order the C code names, for rows.py to check against its columns */
+    PyObject *orders[3] = {column_names(record_column_names), column_names(batch_column_names),
+                           column_names(row_column_names)};
+    int failed = m == NULL || orders[0] == NULL || orders[1] == NULL || orders[2] == NULL ||
+                 PyModule_AddObjectRef(m, "RECORD_LISTS", orders[0]) < 0 ||
+                 PyModule_AddObjectRef(m, "BATCH_LISTS", orders[1]) < 0 || PyModule_AddObjectRef(m, "ROW_LISTS", orders[2]) < 0;
+    for (int i = 0; i < 3; i++)
+        Py_XDECREF(orders[i]);
+    if (failed) {
+        Py_XDECREF(m);
+        return NULL;
+    }
+    return m;
 }
