@@ -1,5 +1,6 @@
-"""The optional compiled codec (src/kafka_meta_proto/_codec*.c): built where a C compiler is
-present; without one the install goes on and the package runs its pure Python codec.
+"""The optional C extensions (src/kafka_meta_proto/_codec*.c, log/_records.c, pipeline/_rows.c):
+built where a C compiler is present; without one the install goes on and the package runs its
+pure Python code.
 
 Everything else about the package is in pyproject.toml.
 """
@@ -35,21 +36,28 @@ class OptionalBuildExt(build_ext):
             )
 
 
-# KAFKA_META_PROTO_NO_EXTENSION=1 builds the pure Python package only.
+# The C extensions, one per layer, each the compiled twin of Python code that runs without it:
+# the message codec, the record reader of log/ and the row making of pipeline/ (which calls the
+# message codec through its capsule). Their headers: _c_common.h (shared inline helpers),
+# _codec_api.h, log/_records.h. KAFKA_META_PROTO_NO_EXTENSION=1 builds the pure Python package.
+PACKAGE = "src/kafka_meta_proto/"
+EXTENSIONS = {
+    "kafka_meta_proto._codec": ["_codec.c", "_codec_json.c"],
+    "kafka_meta_proto.log._records": ["log/_records.c"],
+    "kafka_meta_proto.pipeline._rows": ["pipeline/_rows.c", "pipeline/_arrow.c"],
+}
+HEADERS = ["_c_common.h", "_codec.h", "_codec_api.h", "log/_records.h", "pipeline/_arrow.h"]
 extensions = []
 if os.environ.get("KAFKA_META_PROTO_NO_EXTENSION", "") in ("", "0"):
-    extensions.append(
-        Extension(
-            "kafka_meta_proto._codec",
-            sources=[
-                "src/kafka_meta_proto/_codec.c",
-                "src/kafka_meta_proto/_codec_json.c",
-                "src/kafka_meta_proto/_codec_arrow.c",
-            ],
-            depends=["src/kafka_meta_proto/_codec.h"],
-            extra_compile_args=["-O3"] if os.name != "nt" else [],
-            optional=True,
+    for name, sources in EXTENSIONS.items():
+        extensions.append(
+            Extension(
+                name,
+                sources=[PACKAGE + source for source in sources],
+                depends=[PACKAGE + header for header in HEADERS],
+                extra_compile_args=["-O3"] if os.name != "nt" else [],
+                optional=True,
+            )
         )
-    )
 
 setup(ext_modules=extensions, cmdclass={"build_ext": OptionalBuildExt})

@@ -1,7 +1,7 @@
-"""The compiled codec under AddressSanitizer: built with -fsanitize=address, then run over the
-golden vectors and the differential fuzz (tools/fuzz.py's corpus and mutations, decode, encode
-and size; JSON forms and text; columns packed for Arrow; the pipeline's batch rows over damaged
-records) in a subprocess with ASan preloaded and Python's allocator off (PYTHONMALLOC=malloc, so
+"""The C extensions (the compiled codec, the record reader, the row making) under
+AddressSanitizer: built with -fsanitize=address, then run over the golden vectors and the
+differential fuzz (tools/fuzz.py's corpus and mutations, decode, encode and size; JSON forms and
+text; columns packed for Arrow; the pipeline's batch rows over damaged records) in a subprocess with ASan preloaded and Python's allocator off (PYTHONMALLOC=malloc, so
 every object is a malloc block ASan watches). Any invalid read or write aborts the run."""
 
 from __future__ import annotations
@@ -28,7 +28,10 @@ import kafka_meta_proto
 from kafka_meta_proto import codec
 assert codec.active_codec() == "compiled", codec.why_pure_python()
 from kafka_meta_proto import _codec
-assert _codec.__file__.startswith(sys.argv[2]), _codec.__file__  # the sanitized build
+from kafka_meta_proto.log import _records
+from kafka_meta_proto.pipeline import _rows
+for extension in (_codec, _records, _rows):  # the sanitized builds, all three
+    assert extension.__file__.startswith(sys.argv[2]), extension.__file__
 import codec_differential as diff
 from kafka_meta_proto import REGISTRY, message_class
 
@@ -43,13 +46,13 @@ for name, version, data in diff.fuzz.read_vectors(diff.fuzz.DEFAULT_VECTORS):
             cls.decode(data, version).encode(version)
             form = _codec.json_form(msg, version)
             _codec.json_text(form)
-            _codec.dict_columns([form, {}], tuple(form) + ("absent",))
+            _rows.dict_columns([form, {}], tuple(form) + ("absent",))
             values = list(form.values()) + [None]
             for kind in ("b", "q", "s", "[i", "[s"):  # (mostly declined: the values are of every type)
-                _codec.arrow_buffers(values, kind)
-            _codec.arrow_buffers([str(v) for v in values], "s")
-            _codec.arrow_buffers([v for v in values if v is None or type(v) is int], "q")
-            _codec.arrow_buffers([v for v in values if v is None or type(v) is list and all(type(e) is int for e in v)], "[q")
+                _rows.arrow_buffers(values, kind)
+            _rows.arrow_buffers([str(v) for v in values], "s")
+            _rows.arrow_buffers([v for v in values if v is None or type(v) is int], "q")
+            _rows.arrow_buffers([v for v in values if v is None or type(v) is list and all(type(e) is int for e in v)], "[q")
         vectors += 1
 fuzzed = diff.run(int(sys.argv[3]), seed=23, quiet=True)
 res.add(fuzzed)

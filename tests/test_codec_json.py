@@ -146,26 +146,3 @@ def test_json_text_leaves_other_values_to_python():
         assert codec.json_text(value) == python_text(value)
     with pytest.raises(TypeError):
         codec.json_text({"a": object()})
-
-
-# --- the JSON forms by column (the typed tables) ------------------------------------------------
-
-KEYS = ("a", "b", "c", "d")
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.dictionaries(st.sampled_from(KEYS + ("e",)), st.one_of(st.none(), st.integers(), st.text())),
-                max_size=20),
-       st.lists(st.sampled_from(KEYS), max_size=5).map(tuple))  # fmt: skip
-def test_dict_columns_are_the_dicts_values_by_key(dicts, keys):
-    got = native.dict_columns(dicts, keys)
-    assert got == [[d.get(key) for d in dicts] for key in keys]
-    assert all(g is d.get(key) for column, key in zip(got, keys) for g, d in zip(column, dicts))
-
-
-def test_dict_columns_refuses_what_is_not_a_list_of_dicts():
-    for args in (([{"a": 1}, [("a", 1)]], ("a",)), (({"a": 1},), ("a",)), ([{"a": 1}], ["a"])):
-        with pytest.raises(TypeError):
-            native.dict_columns(*args)
-    assert native.dict_columns([], ("a",)) == [[]]
-    assert native.dict_columns([{"a": 1}], ()) == []

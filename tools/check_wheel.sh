@@ -40,7 +40,8 @@ assert not extra, f"top-level entries besides kafka_meta_proto: {sorted(extra)}"
 for want in ("kafka_meta_proto/codegen/__main__.py", "kafka_meta_proto/codegen/templates/module.j2",
              "kafka_meta_proto/commands/codegen.py", "kafka_meta_proto/py.typed"):
     assert want in names, f"{want} is missing"
-assert any(n.startswith("kafka_meta_proto/_codec.") and n.endswith((".so", ".pyd")) for n in names), "no compiled codec"
+for extension in ("kafka_meta_proto/_codec.", "kafka_meta_proto/log/_records.", "kafka_meta_proto/pipeline/_rows."):
+    assert any(n.startswith(extension) and n.endswith((".so", ".pyd")) for n in names), f"no {extension}* extension"
 assert not [n for n in names if n.endswith((".c", ".h"))], "C source in the wheel"
 assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), "no LICENSE"
 PY
@@ -57,6 +58,8 @@ from kafka_meta_proto import active_codec, message_class, protocol
 assert kafka_meta_proto.__file__.startswith(sysconfig.get_paths()["purelib"]) or \
     kafka_meta_proto.__file__.startswith(sysconfig.get_paths()["platlib"]), kafka_meta_proto.__file__
 assert active_codec() == "compiled", f"active codec: {active_codec()}"
+from kafka_meta_proto.codec import compiled_module
+assert compiled_module("log._records") is not None and compiled_module("pipeline._rows") is not None
 Fetch = message_class("FetchRequest")
 req = Fetch(replica_id=-1, max_wait_ms=500, min_bytes=1, topics=[Fetch.FetchTopic(topic="t", partitions=[Fetch.FetchPartition(partition=0, fetch_offset=42)])])
 body = req.encode(12)

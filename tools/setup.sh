@@ -9,8 +9,8 @@ python=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv
 fi
-# pyproject.toml, setup.py and the compiled codec's source: a change to any reinstalls (rebuilds)
-stamp=".venv/.installed-$(cat pyproject.toml setup.py src/kafka_meta_proto/_codec*.[ch] | sha1sum | cut -c1-16)"
+# pyproject.toml, setup.py and the C extensions' sources: a change to any reinstalls (rebuilds)
+stamp=".venv/.installed-$(cat pyproject.toml setup.py src/kafka_meta_proto/_c*.[ch] src/kafka_meta_proto/log/_*.[ch] src/kafka_meta_proto/pipeline/_*.[ch] | sha1sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   echo "setup: installing the package and its dependencies into .venv" >&2
   .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v '^WARNING: Location' >&2 || true

@@ -17,17 +17,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The package supports Python 3.10 on: the few names that newer versions made public (or
- * renamed) are spelled the new way here and mapped to the old ones below. */
-#if PY_VERSION_HEX < 0x030B0000
-#define PyFloat_Unpack8(p, le) _PyFloat_Unpack8((const unsigned char *)(p), (le))
-#endif
-#if PY_VERSION_HEX < 0x030C0000 /* 3.12 moved these into Python.h and deprecated structmember.h */
-#include <structmember.h>
-#define Py_T_OBJECT_EX T_OBJECT_EX
-#define Py_READONLY READONLY
-#endif
-
 /* -- Compiled layouts ------------------------------------------------------------------------ */
 
 typedef struct LayoutObject LayoutObject;
@@ -85,23 +74,6 @@ static PyObject *compiled_cache = NULL; /* program tuple -> Layout */
 static PyObject *empty_tuple = NULL;
 static unsigned long long fallback_successes = 0;        /* decode */
 static unsigned long long encode_fallback_successes = 0; /* encode and size */
-
-Py_ssize_t
-slot_offset(PyTypeObject *cls, PyObject *name)
-{
-    PyObject *d = PyObject_GetAttr((PyObject *)cls, name);
-    if (d == NULL)
-        return -1;
-    if (!Py_IS_TYPE(d, &PyMemberDescr_Type) ||
-        ((PyMemberDescrObject *)d)->d_member->type != Py_T_OBJECT_EX) {
-        PyErr_Format(PyExc_TypeError, "%s.%U is not a slot", cls->tp_name, name);
-        Py_DECREF(d);
-        return -1;
-    }
-    Py_ssize_t off = ((PyMemberDescrObject *)d)->d_member->offset;
-    Py_DECREF(d);
-    return off;
-}
 
 static LayoutObject *compile_program(PyObject *program);
 static int fixed_width(char kind);
@@ -351,59 +323,6 @@ layout_dealloc(LayoutObject *L)
 }
 
 /* -- Reading --------------------------------------------------------------------------------- */
-
-typedef struct {
-    const unsigned char *buf;
-    Py_ssize_t len;
-    PyObject *bytes; /* the input */
-    PyObject *view;  /* memoryview of it, made for the first zero-copy field */
-} Input;
-
-/* Every reader returns -1 (or NULL) to decline; the caller does not look at why. */
-
-static inline int
-read_uvarint(const Input *in, Py_ssize_t *pos, uint64_t *out)
-{
-    Py_ssize_t p = *pos;
-    uint64_t value = 0;
-    for (int shift = 0; shift <= 28; shift += 7) {
-        if (p >= in->len)
-            return -1;
-        unsigned char b = in->buf[p++];
-        value |= (uint64_t)(b & 0x7F) << shift;
-        if (b < 0x80) {
-            if (value > 0xFFFFFFFFULL)
-                return -1;
-            *out = value;
-            *pos = p;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-/* The n-byte big-endian integer at p, n 2, 4 or 8 (spelled out: a loop of constant count is not
- * always unrolled at -O2). */
-static inline uint64_t
-load_unsigned(const unsigned char *p, int n)
-{
-    uint64_t v = ((uint64_t)p[0] << 8) | p[1];
-    if (n == 2)
-        return v;
-    v = (v << 16) | ((uint64_t)p[2] << 8) | p[3];
-    if (n == 4)
-        return v;
-    return (v << 32) | ((uint64_t)p[4] << 24) | ((uint64_t)p[5] << 16) | ((uint64_t)p[6] << 8) | p[7];
-}
-
-static inline int64_t
-load_signed(const unsigned char *p, int n)
-{
-    uint64_t v = load_unsigned(p, n);
-    if (n < 8 && (v >> (8 * n - 1)) & 1) /* sign-extend */
-        v |= ~(uint64_t)0 << (8 * n);
-    return (int64_t)v;
-}
 
 /* A length prefix: compact (unsigned varint, minus one) or legacy (int16 or int32). */
 static inline int
@@ -1586,537 +1505,7 @@ static PyTypeObject LayoutType = {
     .tp_members = layout_members,
 };
 
-/* -- Module ---------------------------------------------------------------------------------- */
-
-/* -- Records of a record batch (log/records.py) ---------------------------------------------- */
-/* parse_records(data, pos, n): the next n records of an uncompressed records section as Record
- * objects, and the position after them; None where anything is not as it should be, and the
- * Python reader (iter_records) reads from there on and raises its LogFormatError. */
-
-static PyTypeObject *RecordType = NULL;
-static Py_ssize_t record_offsets[6]; /* attributes, timestamp_delta, offset_delta, key, value, headers */
-
-/* A zigzag varint of at most max_bytes whose raw value is at most limit (log/varint.py). */
-static inline int
-read_zigzag(const Input *in, Py_ssize_t *pos, int max_bytes, uint64_t limit, int64_t *out)
-{
-    Py_ssize_t p = *pos;
-    uint64_t raw = 0;
-    for (int i = 0; i < max_bytes; i++) {
-        if (p >= in->len)
-            return -1;
-        unsigned char b = in->buf[p++];
-        uint64_t bits = b & 0x7F;
-        if (i == 9 && bits > 1) /* past 64 bits: out of range */
-            return -1;
-        raw |= bits << (7 * i);
-        if (b < 0x80) {
-            if (raw > limit)
-                return -1;
-            *out = (int64_t)(raw >> 1) ^ -(int64_t)(raw & 1);
-            *pos = p;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-#define READ_VARINT(in, pos, out) read_zigzag((in), (pos), 5, 0xFFFFFFFFULL, (out))
-
-/* key or value: -1 is null; anything else must fit before the record's end */
-static PyObject *
-record_bytes(const Input *in, Py_ssize_t *pos, Py_ssize_t end)
-{
-    int64_t size;
-    if (READ_VARINT(in, pos, &size) < 0)
-        return NULL;
-    if (size < 0)
-        return size == -1 ? Py_NewRef(Py_None) : NULL;
-    if (size > end - *pos)
-        return NULL;
-    PyObject *b = PyBytes_FromStringAndSize((const char *)in->buf + *pos, (Py_ssize_t)size);
-    *pos += (Py_ssize_t)size;
-    return b;
-}
-
-static PyObject *
-record_headers(const Input *in, Py_ssize_t *pos, Py_ssize_t end)
-{
-    if (*pos >= in->len)
-        return NULL;
-    if (in->buf[*pos] == 0) {
-        (*pos)++;
-        return PyList_New(0);
-    }
-    int64_t count;
-    if (READ_VARINT(in, pos, &count) < 0 || count < 0)
-        return NULL;
-    Py_ssize_t left = end - *pos;
-    Py_ssize_t half = left >= 0 ? left / 2 : -((-left + 1) / 2); /* Python's floor division */
-    if (count > half)
-        return NULL;
-    PyObject *headers = PyList_New((Py_ssize_t)count);
-    if (headers == NULL)
-        return NULL;
-    for (Py_ssize_t i = 0; i < (Py_ssize_t)count; i++) {
-        int64_t size;
-        if (READ_VARINT(in, pos, &size) < 0 || size < 0 || size > end - *pos)
-            goto fail;
-        PyObject *name = PyUnicode_DecodeUTF8((const char *)in->buf + *pos, (Py_ssize_t)size, "surrogateescape");
-        if (name == NULL)
-            goto fail;
-        *pos += (Py_ssize_t)size;
-        PyObject *value = record_bytes(in, pos, end);
-        if (value == NULL) {
-            Py_DECREF(name);
-            goto fail;
-        }
-        PyObject *pair = PyTuple_New(2);
-        if (pair == NULL) {
-            Py_DECREF(name);
-            Py_DECREF(value);
-            goto fail;
-        }
-        PyTuple_SET_ITEM(pair, 0, name);
-        PyTuple_SET_ITEM(pair, 1, value);
-        PyList_SET_ITEM(headers, i, pair);
-    }
-    return headers;
-fail:
-    Py_DECREF(headers);
-    return NULL;
-}
-
-static PyObject *
-read_record(const Input *in, Py_ssize_t *pos)
-{
-    int64_t length, timestamp_delta, offset_delta;
-    if (READ_VARINT(in, pos, &length) < 0 || length < 6 || length > in->len - *pos)
-        return NULL;
-    Py_ssize_t end = *pos + (Py_ssize_t)length;
-    int attributes = (int8_t)in->buf[(*pos)++];
-    if (read_zigzag(in, pos, 10, 0xFFFFFFFFFFFFFFFFULL, &timestamp_delta) < 0 ||
-        READ_VARINT(in, pos, &offset_delta) < 0)
-        return NULL;
-    PyObject *r = RecordType->tp_alloc(RecordType, 0);
-    if (r == NULL)
-        return NULL;
-    PyObject *values[6] = {PyLong_FromLong(attributes), PyLong_FromLongLong(timestamp_delta),
-                           PyLong_FromLongLong(offset_delta), NULL, NULL, NULL};
-    for (int i = 0; i < 6; i++)
-        SLOT(r, record_offsets[i]) = values[i];
-    if (values[0] == NULL || values[1] == NULL || values[2] == NULL ||
-        (SLOT(r, record_offsets[3]) = record_bytes(in, pos, end)) == NULL ||
-        (SLOT(r, record_offsets[4]) = record_bytes(in, pos, end)) == NULL ||
-        (SLOT(r, record_offsets[5]) = record_headers(in, pos, end)) == NULL || *pos != end) {
-        Py_DECREF(r);
-        return NULL;
-    }
-    return r;
-}
-
-static PyObject *
-codec_parse_records(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (RecordType == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "setup_records(Record) was not called");
-        return NULL;
-    }
-    if (nargs != 3 || !PyBytes_CheckExact(args[0]))
-        Py_RETURN_NONE;
-    Input in = {(const unsigned char *)PyBytes_AS_STRING(args[0]), PyBytes_GET_SIZE(args[0]), args[0], NULL};
-    Py_ssize_t pos = PyLong_AsSsize_t(args[1]), n = PyLong_AsSsize_t(args[2]);
-    if (PyErr_Occurred() || pos < 0 || pos > in.len || n < 0 || n > in.len - pos) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    PyObject *records = PyList_New(n);
-    if (records == NULL)
-        return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *r = read_record(&in, &pos);
-        if (r == NULL) {
-            Py_DECREF(records);
-            PyErr_Clear();
-            Py_RETURN_NONE;
-        }
-        PyList_SET_ITEM(records, i, r);
-    }
-    return Py_BuildValue("(Nn)", records, pos);
-}
-
-static PyObject *
-codec_setup_records(PyObject *module, PyObject *record)
-{
-    static const char *names[6] = {"attributes", "timestamp_delta", "offset_delta", "key", "value", "headers"};
-    if (!PyType_Check(record)) {
-        PyErr_SetString(PyExc_TypeError, "setup_records(Record) takes the Record class");
-        return NULL;
-    }
-    Py_ssize_t offsets[6];
-    for (int i = 0; i < 6; i++) {
-        PyObject *name = PyUnicode_FromString(names[i]);
-        if (name == NULL)
-            return NULL;
-        offsets[i] = slot_offset((PyTypeObject *)record, name);
-        Py_DECREF(name);
-        if (offsets[i] < 0)
-            return NULL;
-    }
-    memcpy(record_offsets, offsets, sizeof(offsets));
-    Py_XSETREF(RecordType, (PyTypeObject *)Py_NewRef(record));
-    Py_RETURN_NONE;
-}
-
-/* -- A metadata batch's rows (pipeline/rows.py) ------------------------------------------------ */
-
-/* A key, a value or a header value: -1 is null, anything else must fit before the record's end. */
-static inline int
-skip_record_bytes(const Input *in, Py_ssize_t *pos, Py_ssize_t end, Py_ssize_t *start, Py_ssize_t *size)
-{
-    int64_t n;
-    if (READ_VARINT(in, pos, &n) < 0 || n < -1 || n > end - *pos)
-        return -1;
-    *start = *pos;
-    *size = (Py_ssize_t)n;
-    if (n > 0)
-        *pos += (Py_ssize_t)n;
-    return 0;
-}
-
-/* One record read as read_record reads it, without making it: its offset and timestamp deltas
- * and where its value is (size -1: null). -1 where read_record would decline. */
-static int
-scan_record(const Input *in, Py_ssize_t *pos, int64_t *timestamp_delta, int64_t *offset_delta,
-            Py_ssize_t *value_start, Py_ssize_t *value_size)
-{
-    int64_t length, count;
-    Py_ssize_t start, size;
-    if (READ_VARINT(in, pos, &length) < 0 || length < 6 || length > in->len - *pos)
-        return -1;
-    Py_ssize_t end = *pos + (Py_ssize_t)length;
-    (*pos)++; /* attributes */
-    if (read_zigzag(in, pos, 10, 0xFFFFFFFFFFFFFFFFULL, timestamp_delta) < 0 || READ_VARINT(in, pos, offset_delta) < 0 ||
-        skip_record_bytes(in, pos, end, &start, &size) < 0 ||
-        skip_record_bytes(in, pos, end, value_start, value_size) < 0 || *pos >= in->len)
-        return -1;
-    if (READ_VARINT(in, pos, &count) < 0 || count < 0)
-        return -1;
-    Py_ssize_t left = end - *pos;
-    if (count > (left >= 0 ? left / 2 : -((-left + 1) / 2)))
-        return -1;
-    for (int64_t i = 0; i < count; i++) {
-        int64_t name;
-        if (READ_VARINT(in, pos, &name) < 0 || name < 0 || name > end - *pos)
-            return -1;
-        *pos += (Py_ssize_t)name;
-        if (skip_record_bytes(in, pos, end, &start, &size) < 0)
-            return -1;
-    }
-    return *pos == end ? 0 : -1;
-}
-
-static int
-append_new(PyObject *list, PyObject *item)
-{
-    if (item == NULL)
-        return -1;
-    int r = PyList_Append(list, item);
-    Py_DECREF(item);
-    return r;
-}
-
-/* What a RecordDecoder hands the row makers: its cache of rows by value (emptied at `cache_limit`
- * rows, holding values at most `cache_value_bytes` long), its classes and type names by record
- * type, and `learn`, the Python decoder for the values record_row_of declines. */
-typedef struct {
-    PyObject *cache, *classes, *names, *learn;
-    Py_ssize_t cache_limit, cache_value_bytes;
-} RowDecoder;
-
-static int
-row_decoder(PyObject *const *args, RowDecoder *d)
-{
-    if (!PyDict_CheckExact(args[0]))
-        return -1;
-    d->cache = args[0];
-    d->cache_limit = PyLong_AsSsize_t(args[1]);
-    d->cache_value_bytes = PyLong_AsSsize_t(args[2]);
-    d->classes = args[3];
-    d->names = args[4];
-    d->learn = args[5];
-    return PyErr_Occurred() ? -1 : 0;
-}
-
-/* The rows of up to `count` records of an uncompressed metadata batch from `pos`, appended to
- * the seven lists of `columns` (offsets, timestamps, types, type names, versions, payloads,
- * JSON forms), as rows.py's loop makes them: each value's row from the cache or from
- * record_row_of, then remembered; a value record_row_of declines goes to `learn`, which
- * remembers it. Stops after `count` records, once the payloads reach `budget` characters, or
- * before a record that does not parse, has a null value or that `learn` refuses, which the
- * Python loop then reads from where it stopped. Sets *read, *pos, *size (payload characters)
- * and *in_order (offset deltas 0, 1, 2...); -1 with an exception on a failure that leaves the
- * lists out of step. */
-static int
-append_record_rows(const RowDecoder *d, const Input *in, Py_ssize_t *pos, Py_ssize_t count, long long base_offset,
-                   long long timestamp_base, int fixed_time, Py_ssize_t budget, PyObject *const *columns,
-                   Py_ssize_t *read_out, Py_ssize_t *size_out, int *in_order)
-{
-    Py_ssize_t read = 0, size = 0;
-    *in_order = 1;
-    while (read < count && size < budget) {
-        Py_ssize_t p = *pos, value_start, value_size;
-        int64_t timestamp_delta, offset_delta;
-        long long offset, timestamp;
-        if (scan_record(in, &p, &timestamp_delta, &offset_delta, &value_start, &value_size) < 0 || value_size < 0 ||
-            __builtin_add_overflow(base_offset, (long long)offset_delta, &offset) ||
-            (fixed_time ? (timestamp = timestamp_base, 0)
-                        : __builtin_add_overflow(timestamp_base, (long long)timestamp_delta, &timestamp)))
-            break;
-        PyObject *value = PyBytes_FromStringAndSize((const char *)in->buf + value_start, value_size);
-        if (value == NULL)
-            return -1;
-        PyObject *row = PyDict_GetItemWithError(d->cache, value);
-        if (row != NULL) {
-            Py_INCREF(row);
-        } else if (PyErr_Occurred()) {
-            Py_DECREF(value);
-            return -1;
-        } else if ((row = record_row_of(value, d->classes, d->names)) == NULL) {
-            /* the Python decoder's, remembered by it; a value it refuses is left to the loop */
-            if (PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_MemoryError)) {
-                Py_DECREF(value);
-                return -1;
-            }
-            PyErr_Clear();
-            row = PyObject_CallOneArg(d->learn, value);
-            Py_DECREF(value);
-            if (row == NULL) {
-                PyErr_Clear();
-                break;
-            }
-            value = NULL;
-        } else if (value_size <= d->cache_value_bytes) {
-            if (PyDict_GET_SIZE(d->cache) >= d->cache_limit)
-                PyDict_Clear(d->cache);
-            if (PyDict_SetItem(d->cache, value, row) < 0) {
-                Py_DECREF(value);
-                Py_DECREF(row);
-                return -1;
-            }
-        }
-        Py_XDECREF(value);
-        if (!PyTuple_CheckExact(row) || PyTuple_GET_SIZE(row) != 5 || !PyUnicode_Check(PyTuple_GET_ITEM(row, 3))) {
-            Py_DECREF(row);
-            PyErr_SetString(PyExc_TypeError, "batch_rows: a cached row is not a row");
-            return -1;
-        }
-        PyObject *const *r = &PyTuple_GET_ITEM(row, 0); /* type, version, name, text, form */
-        int failed = append_new(columns[0], PyLong_FromLongLong(offset)) < 0 ||
-                     append_new(columns[1], PyLong_FromLongLong(timestamp)) < 0 || PyList_Append(columns[2], r[0]) < 0 ||
-                     PyList_Append(columns[3], r[2]) < 0 || PyList_Append(columns[4], r[1]) < 0 ||
-                     PyList_Append(columns[5], r[3]) < 0 || PyList_Append(columns[6], r[4]) < 0;
-        size += PyUnicode_GET_LENGTH(r[3]);
-        Py_DECREF(row);
-        if (failed) /* the lists stay in step only if all went in: give up on the whole job */
-            return -1;
-        if (offset_delta != read)
-            *in_order = 0;
-        read++;
-        *pos = p;
-    }
-    *read_out = read;
-    *size_out = size;
-    return 0;
-}
-
-static int
-all_lists(PyObject *tuple, Py_ssize_t n)
-{
-    if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != n)
-        return 0;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (!PyList_CheckExact(PyTuple_GET_ITEM(tuple, i)))
-            return 0;
-    return 1;
-}
-
-/* batch_rows(cache, cache_limit, cache_value_bytes, classes, names, learn,
- *            data, pos, count, base_offset, timestamp_base, fixed_time, budget, columns)
- * (the decoder's part first, for a functools.partial to hold)
- * append_record_rows over `data` (bytes, a batch) from `pos`.
- * Returns (records read, position, payload characters, offsets in order). */
-static PyObject *
-codec_batch_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    RowDecoder d;
-    if (nargs != 14 || !PyBytes_CheckExact(args[6]) || !all_lists(args[13], 7) || row_decoder(args, &d) < 0) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "batch_rows: bad arguments");
-        return NULL;
-    }
-    Input in = {(const unsigned char *)PyBytes_AS_STRING(args[6]), PyBytes_GET_SIZE(args[6]), args[6], NULL};
-    Py_ssize_t pos = PyLong_AsSsize_t(args[7]), count = PyLong_AsSsize_t(args[8]);
-    long long base_offset = PyLong_AsLongLong(args[9]), timestamp_base = PyLong_AsLongLong(args[10]);
-    int fixed_time = PyObject_IsTrue(args[11]);
-    Py_ssize_t budget = PyLong_AsSsize_t(args[12]);
-    if (PyErr_Occurred())
-        return NULL;
-    if (pos < 0 || pos > in.len) {
-        PyErr_SetString(PyExc_ValueError, "batch_rows: position out of the data");
-        return NULL;
-    }
-    Py_ssize_t read, size;
-    int in_order;
-    if (append_record_rows(&d, &in, &pos, count, base_offset, timestamp_base, fixed_time, budget,
-                           &PyTuple_GET_ITEM(args[13], 0), &read, &size, &in_order) < 0)
-        return NULL;
-    return Py_BuildValue("(nnnO)", read, pos, size, in_order ? Py_True : Py_False);
-}
-
-/* -- The walk over a log's plain batches (pipeline/rows.py) ------------------------------------ */
-
-/* record batch v2's header (log/header.py): field offsets, sizes */
-#define BATCH_LENGTH_AT 8
-#define BATCH_LEADER_EPOCH_AT 12
-#define BATCH_MAGIC_AT 16
-#define BATCH_CRC_AT 17
-#define BATCH_CRC_START 21 /* attributes: the first byte the CRC covers */
-#define BATCH_LAST_OFFSET_DELTA_AT 23
-#define BATCH_BASE_TIMESTAMP_AT 27
-#define BATCH_MAX_TIMESTAMP_AT 35
-#define BATCH_COUNT_AT 57
-#define BATCH_HEADER_SIZE 61
-#define BATCH_LOG_OVERHEAD 12
-#define BATCH_MIN_LENGTH (BATCH_HEADER_SIZE - BATCH_LOG_OVERHEAD)
-#define BATCH_MIN_RECORD_SIZE 7
-#define BATCH_NOT_PLAIN 0x27 /* compression, control */
-#define RECORD_COLUMN_COUNT 10 /* RECORD_COLUMNS (9) and the JSON forms */
-#define BATCH_COLUMN_COUNT 11
-
-static int
-truncate_lists(PyObject *const *lists, Py_ssize_t n, const Py_ssize_t *marks)
-{
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (PyList_SetSlice(lists[i], marks[i], PY_SSIZE_T_MAX, NULL) < 0)
-            return -1;
-    return 0;
-}
-
-static int
-append_repeated(PyObject *list, PyObject *item, Py_ssize_t n)
-{
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (PyList_Append(list, item) < 0)
-            return -1;
-    return 0;
-}
-
-/* walk_batches(cache, cache_limit, cache_value_bytes, classes, names, learn,
- *              buffer, pos, end, crc32c, batch_rows, row_bytes, size, records, batches, issues)
- * The rows of the sound plain batches (uncompressed, not control, CRC matching) that start at
- * `pos` and follow it in `buffer` (a whole log file), before `end`: what scan() then
- * UnitRows.add_batch would make of them, appended to `records` (the RECORD buffer's nine lists
- * and the JSON forms) and `batches` (the BATCH buffer's eleven lists). It stops at the first
- * batch that is anything else, or that would not fit the buffers whole (`batch_rows` rows,
- * `row_bytes` payload characters, `size` of them waiting), leaving it to the Python walk, and
- * after a batch that fills a buffer. `issues` (the ISSUE buffer's first list) only counts: a
- * full one stops the walk too. Returns (position, payload characters waiting). */
-static PyObject *
-codec_walk_batches(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    RowDecoder d;
-    if (nargs != 16 || !all_lists(args[13], RECORD_COLUMN_COUNT) || !all_lists(args[14], BATCH_COLUMN_COUNT) ||
-        !PyList_CheckExact(args[15]) || row_decoder(args, &d) < 0) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "walk_batches: bad arguments");
-        return NULL;
-    }
-    PyObject *crc32c = args[9], *const *records = &PyTuple_GET_ITEM(args[13], 0),
-             *const *batches = &PyTuple_GET_ITEM(args[14], 0), *issues = args[15];
-    PyObject *const rows7[7] = {records[2], records[3], records[4], records[6], records[7], records[8], records[9]};
-    Py_ssize_t pos = PyLong_AsSsize_t(args[7]), end = PyLong_AsSsize_t(args[8]), batch_rows = PyLong_AsSsize_t(args[10]),
-               row_bytes = PyLong_AsSsize_t(args[11]), size = PyLong_AsSsize_t(args[12]);
-    if (PyErr_Occurred())
-        return NULL;
-    Py_buffer view;
-    if (PyObject_GetBuffer(args[6], &view, PyBUF_SIMPLE) < 0)
-        return NULL;
-    const unsigned char *file = view.buf;
-    Py_ssize_t file_size = view.len;
-    if (end > file_size)
-        end = file_size;
-    PyObject *result = NULL;
-    while (pos >= 0 && pos < end && file_size - pos >= BATCH_HEADER_SIZE) {
-        if (PyList_GET_SIZE(records[0]) >= batch_rows || size >= row_bytes ||
-            PyList_GET_SIZE(batches[0]) >= batch_rows || PyList_GET_SIZE(issues) >= batch_rows)
-            break; /* a full buffer: the Python walk hands it on */
-        const unsigned char *h = file + pos;
-        long long length = load_signed(h + BATCH_LENGTH_AT, 4), count = load_signed(h + BATCH_COUNT_AT, 4);
-        int attributes = (int)load_signed(h + BATCH_CRC_START, 2);
-        Py_ssize_t batch_size = BATCH_LOG_OVERHEAD + (Py_ssize_t)length;
-        if (h[BATCH_MAGIC_AT] != 2 || length < BATCH_MIN_LENGTH || batch_size > file_size - pos || (attributes & BATCH_NOT_PLAIN) ||
-            count < 0 || count > (batch_size - BATCH_HEADER_SIZE) / BATCH_MIN_RECORD_SIZE ||
-            PyList_GET_SIZE(records[0]) + count > batch_rows)
-            break;
-        PyObject *window = PyMemoryView_FromMemory((char *)h + BATCH_CRC_START, batch_size - BATCH_CRC_START, PyBUF_READ);
-        if (window == NULL)
-            goto done;
-        PyObject *crc = PyObject_CallOneArg(crc32c, window);
-        Py_DECREF(window);
-        if (crc == NULL)
-            goto done;
-        unsigned long long computed = PyLong_AsUnsignedLongLong(crc);
-        Py_DECREF(crc);
-        if (computed == (unsigned long long)-1 && PyErr_Occurred())
-            goto done;
-        if (computed != load_unsigned(h + BATCH_CRC_AT, 4))
-            break; /* the Python walk reports it */
-        long long base_offset = load_signed(h, 8), max_timestamp = load_signed(h + BATCH_MAX_TIMESTAMP_AT, 8);
-        int fixed_time = (attributes & 0x08) != 0;
-        Py_ssize_t marks[RECORD_COLUMN_COUNT], read, payload, p = BATCH_HEADER_SIZE;
-        int in_order;
-        for (int i = 0; i < RECORD_COLUMN_COUNT; i++)
-            marks[i] = PyList_GET_SIZE(records[i]);
-        Input in = {h, batch_size, NULL, NULL};
-        if (append_record_rows(&d, &in, &p, (Py_ssize_t)count, base_offset,
-                               fixed_time ? max_timestamp : load_signed(h + BATCH_BASE_TIMESTAMP_AT, 8), fixed_time, row_bytes - size, rows7,
-                               &read, &payload, &in_order) < 0)
-            goto done;
-        if (read != count || p != batch_size) { /* the Python walk reads it, rows and issues alike */
-            if (truncate_lists(records, RECORD_COLUMN_COUNT, marks) < 0)
-                goto done;
-            break;
-        }
-        long long last_offset_delta = load_signed(h + BATCH_LAST_OFFSET_DELTA_AT, 4);
-        int offsets_ok = in_order && (last_offset_delta == count - 1 || (count == 0 && last_offset_delta == 0));
-        PyObject *values[BATCH_COLUMN_COUNT] = {
-            PyLong_FromSsize_t(pos), PyLong_FromLongLong(base_offset), PyLong_FromLongLong(max_timestamp),
-            PyLong_FromLongLong(load_signed(h + BATCH_LEADER_EPOCH_AT, 4)), PyLong_FromLongLong(last_offset_delta),
-            PyLong_FromLongLong(count), PyLong_FromLongLong(length), PyLong_FromLong(attributes),
-            Py_NewRef(Py_True), Py_NewRef(offsets_ok ? Py_True : Py_False), Py_NewRef(Py_None)};
-        int failed = 0;
-        for (int i = 0; i < BATCH_COLUMN_COUNT; i++)
-            failed |= values[i] == NULL;
-        /* the RECORD columns that are the same for every record of the batch */
-        failed = failed || append_repeated(records[0], values[0], read) < 0 ||
-                 append_repeated(records[1], values[1], read) < 0 || append_repeated(records[5], Py_None, read) < 0;
-        for (int i = 0; i < BATCH_COLUMN_COUNT; i++) {
-            failed = failed || PyList_Append(batches[i], values[i]) < 0;
-            Py_XDECREF(values[i]);
-        }
-        if (failed)
-            goto done;
-        size += payload;
-        pos += batch_size;
-    }
-    result = Py_BuildValue("(nn)", pos, size);
-done:
-    PyBuffer_Release(&view);
-    return result;
-}
-
-/* -- KRaft record values (kraft.py) ----------------------------------------------------------- */
+/* -- KRaft record values (kraft/records.py) -------------------------------------------------------- */
 /* read_record_value(data, classes): a metadata record value (uvarint frame version 1, record type,
  * record version, body) as (record type, version, message), the class of each record type taken
  * from the dict ``classes``; None for anything else (an unknown type, a bad frame, a body that
@@ -2278,8 +1667,9 @@ static PyTypeObject DecoderType = {
     .tp_members = decoder_members,
 };
 
-/* setup(Uuid, Message): the class uuid fields decode to; Message's encode and size become the
- * compiled ones, which keep the Python ones for what they decline, as Decoders keep decode. */
+/* setup(Uuid, Message) -> (encode, size): the class uuid fields decode to; the compiled encode
+ * and size methods of Message (message.py puts them on the class), which keep Message's Python
+ * ones for what they decline, as Decoders keep its decode. */
 static PyObject *
 codec_setup(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -2310,27 +1700,22 @@ codec_setup(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *decode_fn = PyObject_GetAttrString(decode, "__func__");
     if (decode_fn == NULL)
         return NULL;
-    /* hold the Python methods before the class lets go of them */
-    encode = Py_NewRef(encode);
-    size = Py_NewRef(size);
     PyObject *e = PyDescr_NewMethod(message, &encode_def);
     PyObject *z = PyDescr_NewMethod(message, &size_def);
-    int failed = e == NULL || z == NULL || PyObject_SetAttrString((PyObject *)message, "encode", e) < 0 ||
-                 PyObject_SetAttrString((PyObject *)message, "size", z) < 0;
+    PyObject *methods = e == NULL || z == NULL ? NULL : PyTuple_Pack(2, e, z);
     Py_XDECREF(e);
     Py_XDECREF(z);
-    if (failed) {
+    if (methods == NULL) {
         Py_DECREF(decode_fn);
-        Py_DECREF(encode);
-        Py_DECREF(size);
         return NULL;
     }
+    /* hold the Python methods: the class lets go of them when message.py installs these */
     py_decode = decode_fn;
-    py_encode = encode;
-    py_size = size;
+    py_encode = Py_NewRef(encode);
+    py_size = Py_NewRef(size);
     UuidType = (PyTypeObject *)Py_NewRef(args[0]);
     uuid_bytes_offset = off;
-    Py_RETURN_NONE;
+    return methods;
 }
 
 static PyObject *
@@ -2341,29 +1726,16 @@ codec_stats(PyObject *module, PyObject *unused)
 }
 
 static PyMethodDef codec_methods[] = {
-    {"setup", (PyCFunction)(void (*)(void))codec_setup, METH_FASTCALL, "setup(Uuid, Message): the uuid class; compiled Message.decode, encode and size."},
+    {"setup", (PyCFunction)(void (*)(void))codec_setup, METH_FASTCALL, "setup(Uuid, Message) -> (encode, size): the uuid class; compiled Message.encode and size."},
     {"stats", codec_stats, METH_NOARGS, "Counters: fallback_successes (input declined that Python decoded)."},
     {"read_record_value", (PyCFunction)(void (*)(void))codec_read_record_value, METH_FASTCALL,
      "read_record_value(data, classes) -> (record type, version, message), or None."},
-    {"setup_records", codec_setup_records, METH_O, "setup_records(Record): the class parse_records makes."},
-    {"parse_records", (PyCFunction)(void (*)(void))codec_parse_records, METH_FASTCALL,
-     "parse_records(data, pos, n) -> ([Record] * n, next position), or None where anything is amiss."},
     {"setup_json", (PyCFunction)(void (*)(void))codec_setup_json, METH_FASTCALL,
      "setup_json(plan builder, unknown_to_json, dumps): the Python parts of json_form and json_text."},
     {"json_form", (PyCFunction)(void (*)(void))codec_json_form, METH_FASTCALL,
      "json_form(message, version) -> Kafka's JSON form as a dict (the values are not checked)."},
     {"json_text", codec_json_text, METH_O,
      "json_text(value) -> json.dumps(value, ensure_ascii=False, separators=(',', ':'))."},
-    {"record_row", (PyCFunction)(void (*)(void))codec_record_row, METH_FASTCALL,
-     "record_row(value, classes, names) -> (type, version, name, JSON text, JSON form), or None."},
-    {"batch_rows", (PyCFunction)(void (*)(void))codec_batch_rows, METH_FASTCALL,
-     "batch_rows(decoder's cache..., data, pos, count, ...) -> (records read, position, payload characters, offsets in order)."},
-    {"walk_batches", (PyCFunction)(void (*)(void))codec_walk_batches, METH_FASTCALL,
-     "walk_batches(decoder's cache..., buffer, pos, end, crc32c, ...) -> (position, payload characters waiting)."},
-    {"dict_columns", (PyCFunction)(void (*)(void))codec_dict_columns, METH_FASTCALL,
-     "dict_columns(dicts, keys) -> [[d.get(key) for d in dicts] for key in keys]."},
-    {"arrow_buffers", (PyCFunction)(void (*)(void))codec_arrow_buffers, METH_FASTCALL,
-     "arrow_buffers(values, kind) -> the buffers of an Arrow array of the list, or None where it declines."},
     {"json_form_alone", (PyCFunction)(void (*)(void))codec_json_form_alone, METH_FASTCALL,
      "json_form_alone(message, version) -> the compiled JSON form, or None where it declines."},
     {"json_text_alone", codec_json_text_alone, METH_O,
@@ -2389,8 +1761,13 @@ PyInit__codec(void)
     PyObject *m = PyModule_Create(&codec_module);
     if (m == NULL)
         return NULL;
-    if (PyModule_AddObjectRef(m, "Layout", (PyObject *)&LayoutType) < 0 ||
-        PyModule_AddObjectRef(m, "Decoder", (PyObject *)&DecoderType) < 0) {
+    static const CodecApi api = {codec_read_record_value, message_json_form, value_json_text};
+    PyObject *capsule = PyCapsule_New((void *)&api, CODEC_API_CAPSULE, NULL);
+    int failed = capsule == NULL || PyModule_AddObjectRef(m, "Layout", (PyObject *)&LayoutType) < 0 ||
+                 PyModule_AddObjectRef(m, "Decoder", (PyObject *)&DecoderType) < 0 ||
+                 PyModule_AddObjectRef(m, "_C_API", capsule) < 0;
+    Py_XDECREF(capsule);
+    if (failed) {
         Py_DECREF(m);
         return NULL;
     }

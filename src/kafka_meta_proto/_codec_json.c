@@ -630,83 +630,16 @@ codec_json_text(PyObject *module, PyObject *value)
     return PyObject_CallOneArg(py_dumps, value);
 }
 
-/* dict_columns(dicts, keys): the JSON forms' values column by column, [[d.get(key) for d in
- * dicts] for key in keys], for the typed tables (pipeline/typed.py). */
 PyObject *
-codec_dict_columns(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+message_json_form(PyObject *message, PyObject *version)
 {
-    if (nargs != 2 || !PyList_CheckExact(args[0]) || !PyTuple_CheckExact(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "dict_columns(list of dicts, tuple of keys)");
-        return NULL;
-    }
-    PyObject *dicts = args[0], *keys = args[1];
-    Py_ssize_t rows = PyList_GET_SIZE(dicts), width = PyTuple_GET_SIZE(keys);
-    for (Py_ssize_t r = 0; r < rows; r++)
-        if (!PyDict_CheckExact(PyList_GET_ITEM(dicts, r))) {
-            PyErr_SetString(PyExc_TypeError, "dict_columns: a row is not a dict");
-            return NULL;
-        }
-    PyObject *out = PyList_New(width);
-    for (Py_ssize_t k = 0; out != NULL && k < width; k++) {
-        PyObject *key = PyTuple_GET_ITEM(keys, k), *column = PyList_New(rows);
-        if (column == NULL) {
-            Py_CLEAR(out);
-            break;
-        }
-        PyList_SET_ITEM(out, k, column);
-        for (Py_ssize_t r = 0; r < rows; r++) {
-            PyObject *v = PyDict_GetItemWithError(PyList_GET_ITEM(dicts, r), key);
-            if (v == NULL && PyErr_Occurred()) {
-                Py_CLEAR(out);
-                break;
-            }
-            PyList_SET_ITEM(column, r, Py_NewRef(v != NULL ? v : Py_None));
-        }
-    }
-    return out;
+    return plan_builder == NULL ? NULL : compiled_form(message, version);
 }
 
-/* The pipeline's row of a KRaft metadata record value, (record type, version, type name, JSON
- * text, JSON form), the class and name of each record type taken from the dicts; NULL (an error
- * set or not) for anything read_record_value or the JSON writers decline. */
 PyObject *
-record_row_of(PyObject *value, PyObject *classes, PyObject *names)
+value_json_text(PyObject *value)
 {
-    if (plan_builder == NULL || !PyDict_CheckExact(names))
-        return NULL;
-    PyObject *args[2] = {value, classes};
-    PyObject *read = codec_read_record_value(NULL, args, 2);
-    if (read == NULL)
-        return NULL;
-    if (read == Py_None) {
-        Py_DECREF(read);
-        return NULL;
-    }
-    PyObject *type = PyTuple_GET_ITEM(read, 0), *version = PyTuple_GET_ITEM(read, 1);
-    PyObject *name = PyDict_GetItemWithError(names, type);
-    PyObject *form = name == NULL ? NULL : compiled_form(PyTuple_GET_ITEM(read, 2), version);
-    PyObject *text = form == NULL ? NULL : compiled_text(form);
-    PyObject *row = text == NULL ? NULL : PyTuple_Pack(5, type, version, name, text, form);
-    Py_DECREF(read);
-    Py_XDECREF(form);
-    Py_XDECREF(text);
-    return row;
-}
-
-/* record_row(value, classes, names): record_row_of, None where it declines. */
-PyObject *
-codec_record_row(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "record_row(value, classes, names)");
-        return NULL;
-    }
-    PyObject *row = record_row_of(args[0], args[1], args[2]);
-    if (row == NULL) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    return row;
+    return compiled_text(value);
 }
 
 /* setup_json(plan builder, unknown_to_json, dumps): the Python parts the JSON functions use. */

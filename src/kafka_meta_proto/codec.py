@@ -5,18 +5,23 @@ Pure Python is the reference: the compiled codec gives the same objects, and whe
 input it does not accept it hands the same call to the Python codec, which raises the error (so
 every DecodeError carries the same path and offset whichever codec is active).
 
-``KAFKA_META_PROTO_PURE_PYTHON=1`` in the environment forces pure Python (read at import).
+``KAFKA_META_PROTO_PURE_PYTHON=1`` in the environment forces pure Python (read at import), for
+the message codec and the other C extensions alike (compiled_module).
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 import os
 from typing import Any
 
 PURE_PYTHON_ENV = "KAFKA_META_PROTO_PURE_PYTHON"
 
+# The codec chosen, once, here: the compiled one (the extension module) or None for pure Python.
+# message.py takes Message's encode and size from it (message_methods), generated modules give
+# each class its compiled layouts and decode through install.
 _native: Any = None
 _why_pure = ""
 # The JSON text the package writes for a JSON form: UTF-8 as it is, no spaces.
@@ -32,16 +37,23 @@ else:
     except ImportError:
         _why_pure = "the C extension is not built"
     else:
-        from .message import Message
-        from .uuid import Uuid
-
-        # Message.encode and size become the compiled ones; they use a class's compiled layouts
-        # (its _LAYOUTS) and call the Python methods for anything they decline.
-        _native.setup(Uuid, Message)
         from . import json_plan
         from ._json import unknown_to_json
 
         _native.setup_json(json_plan.program, unknown_to_json, _python_json_text)
+
+
+def compiled_module(name: str) -> Any:
+    """The package's C extension ``name`` (``"log._records"``, ``"pipeline._rows"``: each the
+    compiled twin of the Python module next to it), or None when it is not built or the pure
+    Python switch is on (then its twin runs without it). They go with the message codec: none
+    is used without it."""
+    if _native is None:
+        return None
+    try:
+        return importlib.import_module(f"{__package__}.{name}")
+    except ImportError:
+        return None
 
 
 def active_codec() -> str:
@@ -54,10 +66,22 @@ def why_pure_python() -> str:
     return _why_pure
 
 
+def message_methods(uuid_class: type, message_class: type) -> tuple[Any, Any] | None:
+    """The compiled ``encode`` and ``size`` of ``message_class`` (Message, which message.py gives
+    them): they run a class's compiled layouts (its ``_LAYOUTS``, see install) and call the
+    class's Python methods, which they keep, for anything they decline. None under pure Python.
+    ``uuid_class`` is the class uuid fields decode to."""
+    if _native is None:
+        return None
+    methods: tuple[Any, Any] = _native.setup(uuid_class, message_class)
+    return methods
+
+
 def install(cls: Any, programs: dict[int, tuple[Any, ...]]) -> None:
     """Give the message class its compiled layouts, one per version (called by generated
     modules; does nothing under pure Python). Each is also the version's reader, falling back on
-    the Python reader it replaces."""
+    the Python reader it replaces; ``cls.decode`` becomes a compiled decode holding them, which
+    hands what it declines to Message.decode (same signature, same errors)."""
     if _native is None:
         return
     compiled: dict[int, Any] = {}  # versions sharing a layout share one compiled program
@@ -68,27 +92,17 @@ def install(cls: Any, programs: dict[int, tuple[Any, ...]]) -> None:
         if layout is None:
             layout = compiled[id(program)] = _native.Layout(program, python_reader)
         readers[version] = layout
+    global _DECODE_SIGNATURE
+    if _DECODE_SIGNATURE is None:  # Message.decode's, which every compiled decode shares
+        _DECODE_SIGNATURE = inspect.signature(cls.decode)
     cls._READERS = readers
     cls._LAYOUTS = readers  # the same objects: compiled layouts, callable as readers
-    # decode: a callable holding the class's layouts, Message.decode for what it declines
     decoder = _native.Decoder(cls, readers)
-    decoder.__signature__ = _decode_signature()
+    decoder.__signature__ = _DECODE_SIGNATURE
     cls.decode = decoder
 
 
 _DECODE_SIGNATURE: Any = None
-
-
-def _decode_signature() -> Any:
-    """Message.decode's signature, which every compiled decode shares (made once, when needed)."""
-    global _DECODE_SIGNATURE
-    if _DECODE_SIGNATURE is None:
-        import inspect  # already imported by dataclasses
-
-        from .message import Message
-
-        _DECODE_SIGNATURE = inspect.signature(Message.decode)
-    return _DECODE_SIGNATURE
 
 
 def fallback_successes() -> dict[str, int]:
@@ -105,60 +119,10 @@ def fallback_successes() -> dict[str, int]:
     }
 
 
-def compiled_record_parser(record_class: Any) -> Any:
-    """The compiled reader of record batch records (``parse_records(data, pos, n)``), making
-    ``record_class`` objects; None under pure Python (log/records.py)."""
-    if _native is None:
-        return None
-    _native.setup_records(record_class)
-    return _native.parse_records
-
-
 def compiled_record_value_reader() -> Any:
     """The compiled reader of KRaft metadata record values (``read_record_value(data,
-    classes)``); None under pure Python (kraft.py)."""
+    classes)``); None under pure Python (kraft/records.py)."""
     return None if _native is None else _native.read_record_value
-
-
-def compiled_record_row() -> Any:
-    """The compiled reader of a KRaft metadata record value into the pipeline's row
-    (``record_row(value, classes, names)`` -> (record type, version, type name, JSON text, JSON
-    form), or None where it declines); None under pure Python (pipeline/record_decoder.py)."""
-    return None if _native is None else _native.record_row
-
-
-def compiled_batch_rows() -> Any:
-    """The compiled maker of a metadata batch's pipeline rows (``batch_rows(...)``, see
-    pipeline/record_decoder.py); None under pure Python."""
-    return None if _native is None else _native.batch_rows
-
-
-def dict_columns(dicts: list[dict[str, Any]], keys: tuple[str, ...]) -> list[list[Any]]:
-    """``[[d.get(key) for d in dicts] for key in keys]``: rows of dicts as columns (the typed
-    tables are built from the JSON forms' columns)."""
-    if _native is not None:
-        columns: list[list[Any]] = _native.dict_columns(dicts, keys)
-        return columns
-    return [[d.get(key) for d in dicts] for key in keys]
-
-
-def arrow_buffers(values: list[Any], kind: str) -> tuple[Any, ...] | None:
-    """The buffers of an Arrow array of ``values``: kind ``b``, ``h``, ``i``, ``q`` (ints of 1,
-    2, 4, 8 bytes) gives (validity bitmap or None, little-endian values); ``s`` (strs) gives
-    (validity or None, int32 offsets, UTF-8); ``[`` then one of those (lists of them) gives
-    (validity or None, int32 offsets, the elements' buffers). None where it declines (a value
-    of another type or out of range, a null element, over 2 GiB) and under pure Python: pyarrow
-    converts those lists (pipeline/arrays.py)."""
-    if _native is None:
-        return None
-    buffers: tuple[Any, ...] | None = _native.arrow_buffers(values, kind)
-    return buffers
-
-
-def compiled_batch_walk() -> Any:
-    """The compiled walk over a log's plain batches, making their pipeline rows
-    (``walk_batches(...)``, see pipeline/rows.py); None under pure Python."""
-    return None if _native is None else _native.walk_batches
 
 
 def _python_json_form(message: Any, version: int) -> dict[str, Any]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, NoReturn, TypeVar, Union
 
+from . import codec
 from .errors import DecodeError, EncodeError, KafkaProtocolError, UnsupportedVersionError
+from .uuid import Uuid
 
 if TYPE_CHECKING:
     from .schema_info import FieldInfo
@@ -19,7 +21,9 @@ class Message:
     """A Kafka message (request, response, header, metadata record or data record).
 
     Subclasses are generated dataclasses; the per-version codecs live in the tables below, one
-    straight-line function per distinct wire layout.
+    straight-line function per distinct wire layout. The methods here are the pure Python codec;
+    under the compiled codec (codec.py chooses) encode and size are replaced at the end of this
+    module and each class's decode by codec.install, all falling back on these.
     """
 
     __slots__ = ()
@@ -207,5 +211,9 @@ def absent_field_error(struct_name: str, field: str) -> UnsupportedVersionError:
     )
 
 
-# Last: codec.py imports Message (its compiled methods replace some of Message's).
-from . import codec  # noqa: E402
+# The codec chosen in codec.py. When it is the compiled one, encode and size are its methods: they
+# run a class's compiled layouts and call the Python methods above for what they decline (decode
+# is replaced per class, by the codec.install call of each generated module).
+_compiled_methods = codec.message_methods(Uuid, Message)
+if _compiled_methods is not None:
+    Message.encode, Message.size = _compiled_methods  # type: ignore[method-assign]

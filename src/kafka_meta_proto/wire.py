@@ -1,4 +1,5 @@
-"""Wire primitives shared by the generated codecs: unsigned varints and tagged-field sections.
+"""Wire primitives shared by the generated codecs and the log layer: unsigned varints, the zigzag
+varints of log records and tagged-field sections.
 
 The generated code inlines the common one-byte cases; these functions are the slow paths.
 """
@@ -75,11 +76,15 @@ def uvarint(value: int) -> bytes:
         return bytes((value,))
     if value > 0xFFFFFFFF:
         raise ValueError(f"unsigned varint cannot hold {value}")
+    return _write_unsigned(value)
+
+
+def _write_unsigned(raw: int) -> bytes:
     out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
+    while raw >= 0x80:
+        out.append((raw & 0x7F) | 0x80)
+        raw >>= 7
+    out.append(raw)
     return bytes(out)
 
 
@@ -94,6 +99,76 @@ def uvarint_size(value: int) -> int:
     if value < 0x10000000:
         return 4
     return 5
+
+
+# Zigzag varints of log records, as in Kafka's ByteUtils (readVarint / readVarlong / writeVarint /
+# writeVarlong): a value is zigzag-mapped (0, -1, 1, -2, ... -> 0, 1, 2, 3, ...) then written as
+# an unsigned varint; an int32 takes at most 5 bytes, an int64 at most 10. The record reader
+# inlines the one-byte case; these are its slow path and the writer. The readers raise ValueError
+# with a short reason, which the log layer turns into a LogFormatError naming the batch.
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _read_unsigned(buf: Buffer, pos: int, max_bytes: int, limit: int, what: str) -> tuple[int, int]:
+    raw = 0
+    shift = 0
+    end = pos + max_bytes
+    size = len(buf)
+    while pos < end:
+        if pos >= size:
+            raise ValueError(f"{what} runs past the end of the data")
+        b = buf[pos]
+        pos += 1
+        raw |= (b & 0x7F) << shift
+        if b < 0x80:
+            if raw > limit:
+                raise ValueError(f"{what} value out of range")
+            return raw, pos
+        shift += 7
+    raise ValueError(f"{what} longer than {max_bytes} bytes")
+
+
+def read_varint(buf: Buffer, pos: int) -> tuple[int, int]:
+    """Read a zigzag int32 varint (at most 5 bytes)."""
+    b = buf[pos] if pos < len(buf) else 0x80
+    if b < 0x80:  # one byte: the common case
+        return (b >> 1) ^ -(b & 1), pos + 1
+    raw, pos = _read_unsigned(buf, pos, 5, 0xFFFFFFFF, "varint")
+    return (raw >> 1) ^ -(raw & 1), pos
+
+
+def read_varlong(buf: Buffer, pos: int) -> tuple[int, int]:
+    """Read a zigzag int64 varlong (at most 10 bytes)."""
+    b = buf[pos] if pos < len(buf) else 0x80
+    if b < 0x80:
+        return (b >> 1) ^ -(b & 1), pos + 1
+    raw, pos = _read_unsigned(buf, pos, 10, 0xFFFFFFFFFFFFFFFF, "varlong")
+    return (raw >> 1) ^ -(raw & 1), pos
+
+
+# Encodings of the small values records use all the time (-64..63 fit in one byte).
+_ONE_BYTE = {v: bytes((((v << 1) ^ (v >> 63)),)) for v in range(-64, 64)}
+
+
+def write_varint(value: int) -> bytes:
+    """Encode ``value`` (an int32) as a zigzag varint."""
+    small = _ONE_BYTE.get(value)
+    if small is not None:
+        return small
+    if not INT32_MIN <= value <= INT32_MAX:
+        raise ValueError(f"varint value {value} is outside int32")
+    return _write_unsigned((value << 1) ^ (value >> 31))
+
+
+def write_varlong(value: int) -> bytes:
+    """Encode ``value`` (an int64) as a zigzag varlong."""
+    small = _ONE_BYTE.get(value)
+    if small is not None:
+        return small
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise ValueError(f"varlong value {value} is outside int64")
+    return _write_unsigned((value << 1) ^ (value >> 63))
 
 
 def too_many(count: int, pos: int, what: str = "array") -> DecodeError:

@@ -172,24 +172,16 @@ def test_the_compiled_batch_walk_takes_every_buffer(simulated):
     """The pipeline's decode stage reads plain batches through the compiled codec's
     ``walk_batches`` (a buffer via the buffer protocol) when it is active, else in Python."""
     pytest.importorskip("pyarrow")
-    from kafka_meta_proto.log.scanning import TAKEN
     from kafka_meta_proto.pipeline.columns import UNIT_CONSTANTS
+    from kafka_meta_proto.pipeline.decode import _walk
     from kafka_meta_proto.pipeline.record_decoder import Decoders
     from kafka_meta_proto.pipeline.rows import UnitRows
 
     def rows_of(buf):
         decoder = Decoders().for_unit({})
         rows = UnitRows(dict.fromkeys(UNIT_CONSTANTS, "x"), decoder, 65536)
-        take = rows.take if decoder.compiled_walk is not None else None
-        tables = []
-        for item in scan(BufferSource(buf), take=take):
-            if item is TAKEN:
-                tables += rows.full()
-            elif type(item) is Damage:
-                rows.add_damage(item)
-            else:
-                tables += rows.add_batch(item)
-        tables += rows.rest()
+        source = BufferSource(buf)
+        tables = [*_walk(source, 0, source.size, rows), *rows.rest()]
         return [table.to_pylist() for table in tables]
 
     data = simulated[0].read_bytes()

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kafka_meta_proto import codec
-from kafka_meta_proto.pipeline.arrays import _KINDS, arrow_array
+from kafka_meta_proto.pipeline import arrays
+from kafka_meta_proto.pipeline.arrays import _KINDS, arrow_array, arrow_buffers, dict_columns
 
 INTS = {pa.int8(): 8, pa.int16(): 16, pa.int32(): 32, pa.int64(): 64}
 
@@ -47,7 +48,7 @@ def test_the_arrays_pa_array_makes(column):
     pa_type, values = column
     same_array(values, pa_type)
     if codec.active_codec() == "compiled":  # lists of these the codec packs itself, whole
-        assert codec.arrow_buffers(values, _KINDS[pa_type]) is not None
+        assert arrow_buffers(values, _KINDS[pa_type]) is not None
 
 
 @pytest.mark.parametrize(
@@ -57,7 +58,7 @@ def test_the_arrays_pa_array_makes(column):
      (pa.list_(pa.int32()), [[1, None]]), (pa.list_(pa.int32()), [[1], "12"]), (pa.list_(pa.int16()), [[1 << 20]])],
 )  # fmt: skip
 def test_what_the_codec_declines_goes_to_pyarrow(pa_type, values):
-    assert codec.arrow_buffers(values, _KINDS[pa_type]) is None
+    assert arrow_buffers(values, _KINDS[pa_type]) is None
     try:
         expected = pa.array(values, pa_type)
     except (pa.ArrowException, TypeError, ValueError, OverflowError, UnicodeError) as exc:
@@ -79,6 +80,30 @@ def test_bools_stay_ints_as_before():
 def test_the_codec_refuses_unknown_kinds():
     for kind in ("", "x", "[[i", "[", "qq", "[x"):
         with pytest.raises(ValueError):
-            codec.arrow_buffers([1], kind)
+            arrays._compiled.arrow_buffers([1], kind)
     with pytest.raises(TypeError):
-        codec.arrow_buffers((1,), "q")
+        arrays._compiled.arrow_buffers((1,), "q")
+
+
+# --- the JSON forms by column (the typed tables) ------------------------------------------------
+
+KEYS = ("a", "b", "c", "d")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(KEYS + ("e",)), st.one_of(st.none(), st.integers(), st.text())),
+                max_size=20),
+       st.lists(st.sampled_from(KEYS), max_size=5).map(tuple))  # fmt: skip
+def test_dict_columns_are_the_dicts_values_by_key(dicts, keys):
+    got = dict_columns(dicts, keys)
+    assert got == [[d.get(key) for d in dicts] for key in keys]
+    assert all(g is d.get(key) for column, key in zip(got, keys) for g, d in zip(column, dicts))
+
+
+@pytest.mark.skipif(arrays._compiled is None, reason=f"the compiled codec is not active ({codec.why_pure_python()})")
+def test_dict_columns_refuses_what_is_not_a_list_of_dicts():
+    for args in (([{"a": 1}, [("a", 1)]], ("a",)), (({"a": 1},), ("a",)), ([{"a": 1}], ["a"])):
+        with pytest.raises(TypeError):
+            arrays._compiled.dict_columns(*args)
+    assert arrays._compiled.dict_columns([], ("a",)) == [[]]
+    assert arrays._compiled.dict_columns([{"a": 1}], ()) == []

@@ -172,3 +172,14 @@ def test_a_timestamp_past_int64_fails_alike(tmp_path, monkeypatch):
                 decoded(unit, 100)
             errors.append(type(info.value))
     assert errors[0] is errors[1]
+
+
+def test_the_c_code_names_the_lists_as_the_columns_are_ordered():
+    """The compiled row makers fill the row buffers' lists by position: the names they give
+    those positions are the columns' own, in order."""
+    from kafka_meta_proto.pipeline.columns import BATCH_COLUMNS, RECORD_COLUMNS
+
+    compiled = record_decoder._compiled
+    assert compiled.RECORD_LISTS == tuple(RECORD_COLUMNS)
+    assert compiled.BATCH_LISTS == tuple(BATCH_COLUMNS)
+    assert compiled.ROW_LISTS == rows.COMPILED_ROW_COLUMNS

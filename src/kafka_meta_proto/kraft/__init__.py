@@ -18,7 +18,6 @@ from ..log.control import (
     SNAPSHOT_FOOTER,
     SNAPSHOT_HEADER,
     ControlRecord,
-    decode_control_record,
 )
 from ..messages import REGISTRY
 from .records import (
@@ -26,6 +25,7 @@ from .records import (
     FRAME_VERSION,
     MetadataRecord,
     decode_control_key,
+    decode_control_record,
     decode_record_value,
     encode_control_key,
     encode_record_value,

@@ -25,9 +25,9 @@ from ..log.control import (
     SNAPSHOT_HEADER,
     ControlRecord,
     control_key,
-    decode_control_record,
     parse_control_key,
 )
+from ..log import control
 from ..message import BytesLike, Message
 from ..messages import REGISTRY
 from ..registries import RegistryLike
@@ -39,6 +39,11 @@ FRAME_VERSION = 1
 CONTROL_RECORDS = CONTROL_MESSAGES
 decode_control_key = parse_control_key
 encode_control_key = control_key
+
+
+def decode_control_record(key: BytesLike | None, value: BytesLike | None, registry: RegistryLike = None) -> ControlRecord:
+    """Decode a control record, its KRaft messages from ``registry`` (Kafka's by default)."""
+    return control.decode_control_record(key, value, registries.resolve(registry).message_class)
 
 
 @dataclass

@@ -15,15 +15,17 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import DecodeError
 from .errors import LogFormatError
 
 if TYPE_CHECKING:
     from ..message import Message
-    from ..registries import RegistryLike
     from .source import Buffer
+
+    # The message class of a name (a registry's message_class): the caller knows the registry.
+    MessageClassOf = Callable[[str], type[Message]]
 
 _KEY = struct.Struct(">hh")
 _MARKER = struct.Struct(">hi")
@@ -118,8 +120,10 @@ class ControlRecord:
         return self.message.to_json(self.json_version)
 
 
-def decode_control_record(key: Buffer | None, value: Buffer | None, registry: RegistryLike = None) -> ControlRecord:
-    """Decode a control record (DecodeError for a bad key, an unknown type or a bad value)."""
+def decode_control_record(key: Buffer | None, value: Buffer | None, message_class: MessageClassOf) -> ControlRecord:
+    """Decode a control record (DecodeError for a bad key, an unknown type or a bad value); the
+    KRaft types' values are read with ``message_class(name)`` (kraft.decode_control_record passes
+    a registry's)."""
     key_version, type_id = parse_control_key(key)
     if type_id in MARKERS:
         if value is None or len(value) < _MARKER.size:
@@ -129,7 +133,5 @@ def decode_control_record(key: Buffer | None, value: Buffer | None, registry: Re
     name = CONTROL_MESSAGES.get(type_id)
     if name is None:
         raise DecodeError(f"unknown control record type {type_id}", 2, "key.type")
-    from ..registries import resolve  # imported late: log/ needs no messages
-
-    message = resolve(registry).message_class(name).decode(bytes(value or b""), 0)
+    message = message_class(name).decode(bytes(value or b""), 0)
     return ControlRecord(type_id, key_version, message)

@@ -8,9 +8,9 @@ objects would be most of a writer's time. ``encode_plain_batch`` gives the same 
 
 from __future__ import annotations
 
+from ..wire import write_varint
 from .header import ATTR_CONTROL, MIN_BATCH_LENGTH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE
 from .header import pack_header, seal
-from .varint import write_varint
 
 _SMALL_VARINTS = [write_varint(i) for i in range(1 << 13)]
 _NULL = b"\x01"  # zigzag(-1): a null key

@@ -17,11 +17,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..codec import compiled_record_parser
+from ..codec import compiled_module
 from ..errors import EncodeError
+from ..wire import read_varint, read_varlong, write_varint, write_varlong
 from .control import ControlRecordType, parse_control_key
 from .errors import LogFormatError, RecordCountError
-from .varint import read_varint, read_varlong, write_varint, write_varlong
 
 # attributes, timestampDelta, offsetDelta, keyLength, valueLength, headerCount: a byte each at least
 MIN_RECORD_BODY = 6
@@ -117,7 +117,11 @@ def _decode_headers(data: bytes, pos: int, end: int, count: int) -> tuple[list[t
 # The compiled codec's record parser (None under pure Python): it reads records in chunks of
 # at most COMPILED_CHUNK, so that a large batch is still held a chunk at a time, and declines
 # (None) a chunk with anything amiss, which the Python reader then reads and reports.
-_parse_records = compiled_record_parser(Record)
+_compiled = compiled_module("log._records")  # the C twin of this reader (log/_records.c)
+if _compiled is not None:
+    _compiled.setup_records(Record)
+# parse_records(data, pos, n): n records read in C; None under pure Python
+_parse_records: Any = None if _compiled is None else _compiled.parse_records
 COMPILED_CHUNK = 256
 
 

@@ -22,8 +22,8 @@ at any points cover it with no gap and no overlap.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Any, overload
+from collections.abc import Iterator
+from typing import Any
 from dataclasses import dataclass, field
 from operator import itemgetter
 
@@ -193,20 +193,12 @@ def _window(source: ByteSource, pos: int, size: int) -> tuple[Buffer, int]:
     return source.view(pos, LOG_OVERHEAD + length if length >= MIN_BATCH_LENGTH else HEADER_SIZE)
 
 
-class _Taken:
-    """What ``scan`` yields after a ``take`` read batches in place."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "TAKEN"
+def range_start(source: ByteSource, start: int) -> int:
+    """Where the walk of the range from ``start`` begins: 0, or the first position >= ``start``
+    holding a sound batch."""
+    return start if start == 0 else find_batch(source, start)
 
 
-TAKEN = _Taken()
-
-
-# Without ``take`` no TAKEN is yielded.
-@overload
 def scan(
     source: ByteSource,
     start: int = 0,
@@ -214,93 +206,78 @@ def scan(
     *,
     verify_crc: bool = True,
     max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
-    take: None = None,
-) -> Iterator[BatchView | Damage]: ...
-@overload
-def scan(
-    source: ByteSource,
-    start: int = 0,
-    end: int | None = None,
-    *,
-    verify_crc: bool = True,
-    max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
-    take: Callable[[Buffer, int, int], int] | None = None,
-) -> Iterator[BatchView | Damage | _Taken]: ...
-def scan(
-    source: ByteSource,
-    start: int = 0,
-    end: int | None = None,
-    *,
-    verify_crc: bool = True,
-    max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
-    take: Callable[[Buffer, int, int], int] | None = None,
-) -> Iterator[BatchView | Damage | _Taken]:
+) -> Iterator[BatchView | Damage]:
     """The batches and damage of ``source`` (see the module docstring). With ``verify_crc``
-    false no CRC is checked: every batch with sound framing is a BatchView.
+    false no CRC is checked: every batch with sound framing is a BatchView."""
+    end = source.size if end is None else end
+    pos = range_start(source, start)
+    while True:
+        step = scan_step(source, pos, end, verify_crc, max_decompressed)
+        if step is None:
+            return
+        item, pos = step
+        yield item
 
-    ``take(buffer, pos, end)``, for a source held whole, lets a consumer read the sound batches
-    it can at ``pos`` itself, straight from the buffer: it returns the position after those it
-    read (checked, CRC included, as this walk would), and ``TAKEN`` is yielded in their place;
-    the walk goes on from there with the batch it left."""
+
+def scan_step(
+    source: ByteSource, pos: int, end: int, verify_crc: bool = True,
+    max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
+) -> tuple[BatchView | Damage, int] | None:  # fmt: skip
+    """One step of ``scan``: the batch or damage at ``pos`` and the position after it; None where
+    the walk of the range ending at ``end`` is over (the end of the source, the next range's first
+    batch, or after a truncated tail). For a reader that walks some batches its own way (the
+    pipeline's compiled walk) and hands the rest to this one, position by position."""
     size = source.size
-    end = size if end is None else end
-    pos = start if start == 0 else find_batch(source, start)
+    if pos >= size or (pos >= end and is_batch_start(source, pos)):
+        return None
     whole = source.whole
-    if whole is None:
-        take = None
-    while pos < size:
-        if take is not None and whole is not None and pos < end:
-            after = take(whole, pos, end)
-            if after != pos:
-                pos = after
-                yield TAKEN
-                continue
-        if pos >= end and is_batch_start(source, pos):
-            return  # the next range's first batch
-        if whole is not None:
-            buf, rel, available = whole, pos, size - pos
-        else:
-            buf, base = _window(source, pos, size)
-            rel = pos - base
-            available = min(len(buf) - rel, size - pos)
-        if available >= HEADER_SIZE:  # the common case, checked inline: read_frame says why not
-            header = _new_tuple(BatchHeader, _unpack_header(buf, rel))
-            batch_size = LOG_OVERHEAD + header[1]
-            sound = header[3] == MAGIC and MIN_BATCH_LENGTH <= header[1] and batch_size <= available
-        else:
-            sound = False
-        if not sound:
-            try:
-                read_frame(buf, rel, available)
-            except TruncatedBatchError as exc:
-                damage = _cut_short(source, buf, rel, pos, available, exc)
-                yield damage
-                if damage.kind == DamageKind.TRUNCATED:
-                    return
-                pos += damage.length
-                continue
-            except LogFormatError as exc:
-                _place(exc, pos)
-                after = find_batch(source, pos + 1)
-                yield Damage(DamageKind.UNREADABLE, pos, after - pos, exc.reason, exc)
-                pos = after
-                continue
-        data = buf[rel : rel + batch_size]  # one copy; records' keys and values slice it
-        if type(data) is not bytes:
-            data = bytes(data)
-        view = _new_tuple(BatchView, (pos, header, data, max_decompressed))
-        if verify_crc:
-            computed = (
-                crc32c(data[CRC_START:])
-                if batch_size <= 4096
-                else computed_crc(data, 0, batch_size)
-            )
-            if computed != header[4]:
-                yield _corrupt(view, computed)
-                pos += batch_size
-                continue
-        yield view
-        pos += batch_size
+    if whole is not None:
+        buf, rel, available = whole, pos, size - pos
+    else:
+        buf, base = _window(source, pos, size)
+        rel = pos - base
+        available = min(len(buf) - rel, size - pos)
+    if available >= HEADER_SIZE:  # the common case, checked inline: read_frame says why not
+        header = _new_tuple(BatchHeader, _unpack_header(buf, rel))
+        batch_size = LOG_OVERHEAD + header[1]
+        if header[3] == MAGIC and MIN_BATCH_LENGTH <= header[1] and batch_size <= available:
+            return _sound_frame(buf, rel, pos, header, batch_size, verify_crc, max_decompressed)
+    damage = _frame_damage(source, buf, rel, pos, available)
+    if damage.kind == DamageKind.TRUNCATED:
+        return damage, size
+    return damage, pos + damage.length
+
+
+def _sound_frame(buf: Buffer, rel: int, pos: int, header: BatchHeader, batch_size: int, verify_crc: bool,
+                 max_decompressed: int) -> tuple[BatchView | Damage, int]:  # fmt: skip
+    """The batch whose framing is sound at ``pos``: its view, or CORRUPT damage."""
+    data = buf[rel : rel + batch_size]  # one copy; records' keys and values slice it
+    if type(data) is not bytes:
+        data = bytes(data)
+    view = _new_tuple(BatchView, (pos, header, data, max_decompressed))
+    if verify_crc:
+        computed = (
+            crc32c(data[CRC_START:])
+            if batch_size <= 4096
+            else computed_crc(data, 0, batch_size)
+        )
+        if computed != header[4]:
+            return _corrupt(view, computed), pos + batch_size
+    return view, pos + batch_size
+
+
+def _frame_damage(source: ByteSource, buf: Buffer, rel: int, pos: int, available: int) -> Damage:
+    """What is at ``pos`` when no sound frame is: a truncated tail, or unreadable bytes up to the
+    next sound batch."""
+    try:
+        read_frame(buf, rel, available)
+    except TruncatedBatchError as exc:
+        return _cut_short(source, buf, rel, pos, available, exc)
+    except LogFormatError as exc:
+        _place(exc, pos)
+        after = find_batch(source, pos + 1)
+        return Damage(DamageKind.UNREADABLE, pos, after - pos, exc.reason, exc)
+    raise AssertionError(f"read_frame accepted the frame at {pos} the walk refused")
 
 
 def _cut_short(source: ByteSource, buf: Buffer, rel: int, pos: int, available: int, exc: TruncatedBatchError) -> Damage:
@@ -334,7 +311,7 @@ def scan_batches(source: ByteSource, start: int = 0, end: int | None = None, **o
     """``scan`` with each sound batch decoded: ``(position, RecordBatch)``, or
     ``(position, Damage)`` for damage, MALFORMED for a sound batch whose records do not parse."""
     for item in scan(source, start, end, **options):
-        if type(item) is Damage:
+        if isinstance(item, Damage):
             yield item.position, item
             continue
         try:

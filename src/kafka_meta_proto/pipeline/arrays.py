@@ -1,13 +1,18 @@
-"""Python lists into Arrow arrays, the fast way for the lists the pipeline makes."""
+"""Python lists into Arrow arrays, the fast way for the lists the pipeline makes (and the JSON
+forms' values as lists, column by column)."""
 
 from __future__ import annotations
 
 import array
 import sys
+from typing import Any
 
 import pyarrow as pa
 
-from ..codec import arrow_buffers
+from ..codec import compiled_module
+
+# The C twin (pipeline/_arrow.c, in the pipeline._rows extension); None under pure Python.
+_compiled = compiled_module("pipeline._rows")
 
 # pa.array looks at each Python object (an int is first checked for being an Arrow scalar, which
 # made it ten times slower on large values such as offsets). The compiled codec packs integer and
@@ -19,6 +24,28 @@ _KINDS = (
     if sys.byteorder == "little"
     else {}
 )
+
+
+def arrow_buffers(values: list[Any], kind: str) -> tuple[Any, ...] | None:
+    """The buffers of an Arrow array of ``values``: kind ``b``, ``h``, ``i``, ``q`` (ints of 1,
+    2, 4, 8 bytes) gives (validity bitmap or None, little-endian values); ``s`` (strs) gives
+    (validity or None, int32 offsets, UTF-8); ``[`` then one of those (lists of them) gives
+    (validity or None, int32 offsets, the elements' buffers). None where it declines (a value
+    of another type or out of range, a null element, over 2 GiB) and under pure Python: pyarrow
+    converts those lists."""
+    if _compiled is None:
+        return None
+    buffers: tuple[Any, ...] | None = _compiled.arrow_buffers(values, kind)
+    return buffers
+
+
+def dict_columns(dicts: list[dict[str, Any]], keys: tuple[str, ...]) -> list[list[Any]]:
+    """``[[d.get(key) for d in dicts] for key in keys]``: rows of dicts as columns (the typed
+    tables are built from the JSON forms' columns)."""
+    if _compiled is not None:
+        columns: list[list[Any]] = _compiled.dict_columns(dicts, keys)
+        return columns
+    return [[d.get(key) for d in dicts] for key in keys]
 
 
 def _from_buffers(pa_type: pa.DataType, length: int, buffers: tuple) -> pa.Array:

@@ -20,8 +20,8 @@ from collections.abc import Iterator
 
 import pyarrow as pa
 
-from ..log.scanning import TAKEN, Damage, scan
-from ..log.source import arrow_uri, open_source
+from ..log.scanning import Damage, range_start, scan_step
+from ..log.source import ByteSource, arrow_uri, open_source
 from .columns import ARROW_SCHEMA, COLUMNS, SPARK_DDL, UNIT_CONSTANTS, RowKind
 from .record_decoder import Decoders, RecordDecoder
 from .rows import UnitRows
@@ -49,15 +49,32 @@ def decode_unit(
     if rows_out is not None:
         rows_out.append(rows)
     with open_source(unit["uri"]) as source:
-        take = rows.take if decoder.compiled_walk is not None else None
-        for item in scan(source, unit["start"], unit["end"], take=take):
-            if item is TAKEN:
-                yield from rows.full()
-            elif type(item) is Damage:
-                rows.add_damage(item)
-            else:
-                yield from rows.add_batch(item)
+        yield from _walk(source, unit["start"], unit["end"], rows)
     yield from rows.rest()
+
+
+def _walk(source: ByteSource, start: int, end: int, rows: UnitRows) -> Iterator[pa.RecordBatch]:
+    """The rows of the batches and damage of ``source`` in ``[start, end)``, walked as
+    ``log.scan`` walks them: where the source is held whole and the compiled walk is there, it
+    makes the rows of the sound plain batches it meets, straight from the buffer, and
+    ``scan_step`` the rest, one batch or damage at a time."""
+    whole = source.whole if rows.decoder.compiled_walk is not None else None
+    pos = range_start(source, start)
+    while True:
+        if whole is not None and pos < end:
+            after = rows.walk_plain_batches(whole, pos, end)
+            if after != pos:
+                pos = after
+                yield from rows.full()
+                continue
+        step = scan_step(source, pos, end)
+        if step is None:
+            return
+        item, pos = step
+        if isinstance(item, Damage):
+            rows.add_damage(item)
+        else:
+            yield from rows.add_batch(item)
 
 
 def decode_units(units, batch_rows: int = BATCH_ROWS) -> Iterator[pa.RecordBatch]:

@@ -258,12 +258,7 @@ def run_audit(
     prog = Progress(spark, stream=stream, enabled=progress)
 
     with prog.phase("listing input"):
-        inventory = discover(paths, spark)
-        if registry is not None:
-            inventory.registries = {name: registries.name_of(registry) for name in inventory.clusters}
-        units = inventory.units(chunk_bytes)
-    if not units:
-        raise NoInputError(f"no KRaft metadata files (__cluster_metadata-*/*.log, *.checkpoint) under {', '.join(paths)}")
+        inventory, units = list_input(spark, paths, chunk_bytes, registry)
 
     fresh_output(spark, out)
     decoded, partitions = decoded_frame(spark, units, out, partition_bytes, unit_plans(inventory, units))
@@ -277,12 +272,7 @@ def run_audit(
             written, typed_counts = count_written(spark, out, present)
 
         files = file_reports(inventory, summary, written)
-        types = {}
-        for r in summary:
-            if r["kind"] == COUNTS:
-                entry = types.setdefault(r["type_name"], {"records": 0, "typed": typed_counts.get(r["type_name"], 0),
-                                                          "table": table_name(r["type_name"])})  # fmt: skip
-                entry["records"] += r["rows"]
+        types = type_reports(summary, typed_counts)
 
         with prog.phase("auditing"):
             audit_results, examples = run_audits(spark, out, inventory)
@@ -305,6 +295,29 @@ def run_audit(
     )
     write_report_files(spark, report)
     return report
+
+
+def list_input(spark, paths: list[str], chunk_bytes: int, registry: str | None) -> tuple[Inventory, list]:
+    """The metadata files under ``paths`` and the units they are cut into (NoInputError when
+    there is none); ``registry``, when given, reads every cluster."""
+    inventory = discover(paths, spark)
+    if registry is not None:
+        inventory.registries = {name: registries.name_of(registry) for name in inventory.clusters}
+    units = inventory.units(chunk_bytes)
+    if not units:
+        raise NoInputError(f"no KRaft metadata files (__cluster_metadata-*/*.log, *.checkpoint) under {', '.join(paths)}")
+    return inventory, units
+
+
+def type_reports(summary: list[dict], typed_counts: dict) -> dict:
+    """Per record type: the records the workers wrote, the rows of its typed table, its name."""
+    types: dict = {}
+    for r in summary:
+        if r["kind"] == COUNTS:
+            entry = types.setdefault(r["type_name"], {"records": 0, "typed": typed_counts.get(r["type_name"], 0),
+                                                      "table": table_name(r["type_name"])})  # fmt: skip
+            entry["records"] += r["rows"]
+    return types
 
 
 def count_written(spark, out: str, present: list[str]) -> tuple[dict, dict]:

@@ -13,7 +13,7 @@ import functools
 import struct
 
 from .. import kraft, registries
-from ..codec import compiled_batch_rows, compiled_batch_walk, compiled_record_row, json_form, json_text
+from ..codec import compiled_module, json_form, json_text
 from ..errors import KafkaProtocolError
 from ..log.control import decode_control_record
 from ..log.errors import LogFormatError
@@ -24,10 +24,12 @@ CACHE_LIMIT = 30_000  # values remembered before the decoder starts over (each r
 CACHE_VALUE_BYTES = 256  # only values this small are remembered: the large ones seldom recur
 # What a value or control record that does not decode raises.
 DECODE_ERRORS = (KafkaProtocolError, LogFormatError, ValueError, struct.error)
-# The whole row in C for the values it reads (None under pure Python); decode_row for the rest.
-_record_row = compiled_record_row()
-_batch_rows = compiled_batch_rows()
-_batch_walk = compiled_batch_walk()
+# The C twin of the row making (pipeline/_rows.c; None under pure Python): the whole row in C for
+# the values it reads, decode_row for the rest.
+_compiled = compiled_module("pipeline._rows")
+_record_row = None if _compiled is None else _compiled.record_row
+_batch_rows = None if _compiled is None else _compiled.batch_rows
+_batch_walk = None if _compiled is None else _compiled.walk_batches
 
 
 class RecordDecoder:
@@ -51,7 +53,7 @@ class RecordDecoder:
             _batch_rows, self._rows, CACHE_LIMIT, CACHE_VALUE_BYTES, self._classes, self._type_names, self.learn
         )  # fmt: skip
         # compiled_walk(buffer, pos, end, crc32c, batch_rows, row_bytes, size, records, batches,
-        # issues): the same rows, for whole plain batches walked in C (UnitRows.take says more).
+        # issues): the same rows, for whole plain batches walked in C (UnitRows.walk_plain_batches says more).
         self.compiled_walk = None if _batch_walk is None else functools.partial(
             _batch_walk, self._rows, CACHE_LIMIT, CACHE_VALUE_BYTES, self._classes, self._type_names, self.learn
         )  # fmt: skip
@@ -116,7 +118,7 @@ class RecordDecoder:
         """``(control type, version, type name, payload JSON, JSON form)`` of a control record:
         the JSON form log/control.py gives, a marker's with its version beside the coordinator
         epoch."""
-        record = decode_control_record(key, value, self._registry)
+        record = decode_control_record(key, value, self._registry.message_class)
         data = record.to_json()
         if record.message is None:
             data = {"version": record.marker_version, **data}

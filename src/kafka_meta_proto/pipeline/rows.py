@@ -39,6 +39,8 @@ UNKNOWN_CONTROL = "?"  # in control_types, a control record that did not decode
 ROW_BYTES = 8 << 20
 ALL_READ: Iterable[Record] = ()  # what _compiled_rows returns when it read every record
 CONTROL_TYPES_KEPT = 1000  # control_types names this many records' types at most (then a count)
+# The RECORD columns the compiled row makers fill, in the order they take them (then the JSON forms).
+COMPILED_ROW_COLUMNS = (C.OFFSET, C.TIMESTAMP, C.RECORD_TYPE, C.TYPE_NAME, C.VERSION, C.PAYLOAD)
 
 
 def _control_types(names: list[str], count: int) -> str:
@@ -57,6 +59,9 @@ class RowBuffer:
         self.names = names
         self.columns = [[] for _ in names]
         self.appends = tuple(column.append for column in self.columns)
+        # by name: the same lists (they are emptied, never replaced)
+        self.column = dict(zip(names, self.columns))
+        self.append = dict(zip(names, self.appends))
         self.size = 0  # bytes of payload text waiting (what makes a row large)
 
     @property
@@ -158,7 +163,7 @@ class UnitRows:
         position, header = view[0], view[1]  # (BatchView's position and header)
         records_buffer, batches, issues = buffers = (self.records, self.batches, self.issues)
         # to drop the batch's rows
-        marks = (len(records_buffer.columns[0]), len(batches.columns[0]), len(issues.columns[0]))
+        marks = (records_buffer.count, batches.count, issues.count)
         control = header.attributes & ATTR_CONTROL
         fill = self._control_records if control else self._metadata_records
         names: list[str] = []
@@ -188,25 +193,27 @@ class UnitRows:
             yield from self.full()
             return
         n, offsets_ok = progress
-        last_ok = header.last_offset_delta == n - 1 or (n == 0 and header.last_offset_delta == 0)
-        control_types = _control_types(names, n) if control else None
-        # in BATCH_COLUMNS order
-        (b_position, b_batch_offset, b_timestamp, b_leader_epoch, b_last_offset_delta, b_count,
-         b_batch_length, b_attributes, b_crc_ok, b_offsets_ok, b_control_types) = batches.appends  # fmt: skip
-        b_position(position)
-        b_batch_offset(header.base_offset)
-        b_timestamp(header.max_timestamp)
-        b_leader_epoch(header.partition_leader_epoch)
-        b_last_offset_delta(header.last_offset_delta)
-        b_count(n)
-        b_batch_length(header.batch_length)
-        b_attributes(header.attributes)
-        b_crc_ok(True)
-        b_offsets_ok(offsets_ok and last_ok)
-        b_control_types(control_types)
+        self._batch_row(position, header, n, offsets_ok, _control_types(names, n) if control else None)
         rows = self.batch_rows
         if records_buffer.is_full(rows) or batches.is_full(rows) or issues.is_full(rows):
             yield from self.full()
+
+    def _batch_row(self, position: int, header: BatchHeader, n: int, offsets_ok: bool,
+                   control_types: str | None) -> None:  # fmt: skip
+        """The BATCH row of a sound batch of which ``n`` records were read."""
+        last_ok = header.last_offset_delta == n - 1 or (n == 0 and header.last_offset_delta == 0)
+        append = self.batches.append
+        append[C.POSITION](position)
+        append[C.BATCH_OFFSET](header.base_offset)
+        append[C.TIMESTAMP](header.max_timestamp)
+        append[C.LEADER_EPOCH](header.partition_leader_epoch)
+        append[C.LAST_OFFSET_DELTA](header.last_offset_delta)
+        append[C.RECORDS_COUNT](n)
+        append[C.BATCH_LENGTH](header.batch_length)
+        append[C.ATTRIBUTES](header.attributes)
+        append[C.CRC_OK](True)
+        append[C.OFFSETS_OK](offsets_ok and last_ok)
+        append[C.CONTROL_TYPES](control_types)
 
     def _cut_short(self, damage: Damage, read: int) -> None:
         """The rows of a batch whose records stopped parsing after ``read`` of them were handed
@@ -218,10 +225,11 @@ class UnitRows:
                          C.DETAIL: f"{damage.detail} (after {read} records)",
                          C.BYTES_LOST: damage.length, C.RECORDS_LOST: lost})  # fmt: skip
 
-    def take(self, buffer, pos: int, end: int) -> int:
-        """``scan``'s ``take``: the rows of the sound plain batches from ``pos`` on, made by the
-        compiled walk exactly as ``add_batch`` makes them (every buffer stays under its limits,
-        a batch is walked whole or not at all); the position after them."""
+    def walk_plain_batches(self, buffer, pos: int, end: int) -> int:
+        """The rows of the sound plain batches that start at ``pos`` and follow it before ``end``
+        in ``buffer`` (a whole file), made by the compiled walk exactly as ``add_batch`` makes
+        them (every buffer stays under its limits, a batch is walked whole or not at all); the
+        position after them (``pos`` when there was none)."""
         records, batches = self.records, self.batches
         pos, records.size = self.decoder.compiled_walk(
             buffer, pos, end, crc32c, self.batch_rows, ROW_BYTES, records.size,
@@ -240,20 +248,16 @@ class UnitRows:
             return None
         start, count = plain
         buffer = self.records
-        columns = buffer.columns
-        if self._compiled_columns is None:  # (RECORD_COLUMNS order; record_data changes at a flush)
-            self._compiled_columns = (columns[2], columns[3], columns[4], columns[6], columns[7], columns[8],
-                                      self.record_data)  # fmt: skip
+        if self._compiled_columns is None:  # (record_data changes at a flush)
+            self._compiled_columns = (*map(buffer.column.get, COMPILED_ROW_COLUMNS), self.record_data)
         fixed_time = header.attributes & ATTR_TIMESTAMP_TYPE
         read, pos, size, in_order = compiled_rows(
-            data, start, min(count, self.batch_rows - len(columns[0])), header.base_offset,
+            data, start, min(count, self.batch_rows - buffer.count), header.base_offset,
             header.max_timestamp if fixed_time else header.base_timestamp, bool(fixed_time),
             ROW_BYTES - buffer.size, self._compiled_columns,
         )  # fmt: skip
-        if read:  # the columns that are the same for every record of the batch
-            columns[0].extend([view[0]] * read)
-            columns[1].extend([header.base_offset] * read)
-            columns[5].extend([None] * read)
+        if read:
+            self._same_for_the_batch(view[0], header.base_offset, read)
             buffer.size += size
         progress[:] = read, in_order
         if read == count and pos == len(data):
@@ -265,9 +269,9 @@ class UnitRows:
         """RECORD rows of a data batch's next records: True once ``records`` is done, False when
         a buffer is full first. ``progress`` (records read, offset deltas in order) is kept up
         to date even when ``records`` raises."""
-        # in RECORD_COLUMNS order
-        (r_position, r_batch_offset, r_offset, r_timestamp, r_type, r_control_type, r_name,
-         r_version, r_payload) = self.records.appends  # fmt: skip
+        append = self.records.append
+        r_offset, r_timestamp, r_type = append[C.OFFSET], append[C.TIMESTAMP], append[C.RECORD_TYPE]
+        r_name, r_version, r_payload = append[C.TYPE_NAME], append[C.VERSION], append[C.PAYLOAD]
         remembered, learn = self.decoder.remembered, self.decoder.learn
         r_data = self.record_data.append
         base_offset = header.base_offset
@@ -308,12 +312,16 @@ class UnitRows:
             return True
         finally:
             progress[:] = index, offsets_ok
-            if added:  # the columns that are the same for every record of the batch
-                columns = self.records.columns
-                columns[0].extend([position] * added)
-                columns[1].extend([base_offset] * added)
-                columns[5].extend([None] * added)  # control_type: null for a metadata record
+            if added:
+                self._same_for_the_batch(position, base_offset, added)
                 self.records.size += size
+
+    def _same_for_the_batch(self, position: int, base_offset: int, n: int) -> None:
+        """The RECORD columns that are the same for the batch's ``n`` metadata records just added."""
+        column = self.records.column
+        column[C.POSITION].extend([position] * n)
+        column[C.BATCH_OFFSET].extend([base_offset] * n)
+        column[C.CONTROL_TYPE].extend([None] * n)  # null for a metadata record
 
     def _control_records(self, position: int, header: BatchHeader, records: Iterable[Record],
                          progress: list, names: list[str]) -> bool:  # fmt: skip

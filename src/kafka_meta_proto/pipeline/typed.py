@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from ..codec import dict_columns
-from .arrays import arrow_array
+from .arrays import arrow_array, dict_columns
 from .tables import MARKER_JSON_NAMES, TYPED_META, message_class, message_schema, typed_schema
 
 UNKNOWN_TAGGED_JSON = "_unknownTaggedFields"  # Kafka's JSON name of the unknown tagged fields

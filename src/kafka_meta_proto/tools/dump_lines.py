@@ -14,7 +14,6 @@ from ..log.control import (
     LEADER_CHANGE,
     SNAPSHOT_FOOTER,
     SNAPSHOT_HEADER,
-    decode_control_record,
     parse_control_key,
 )
 from ..log.header import (
@@ -98,7 +97,7 @@ def control_text(
             "data": None,
         }
     try:
-        control = decode_control_record(key, value)
+        control = kraft.decode_control_record(key, value)
     except DecodeError as exc:
         return f" controlType: {name}({type_id}) error: {exc}", {"type": name, "error": str(exc)}
     data = control.to_json()

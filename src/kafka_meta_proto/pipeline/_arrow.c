@@ -2,10 +2,7 @@
  * JSON texts...) become Arrow arrays through pyarrow.Array.from_buffers, without pyarrow
  * looking at each Python object (pipeline/arrays.py). A list it is not sure of (a value of
  * another type, out of range, a column too large) is declined, and pyarrow converts it. */
-#include "_codec.h"
-
-#include <stdint.h>
-#include <string.h>
+#include "_arrow.h"
 
 /* The validity bitmap (bit i set: row i is not null), made at the first null: NULL until then. */
 typedef struct {
@@ -236,7 +233,7 @@ buffers_of(PyObject *list, const char *kind)
  * kind "s": strs -> (validity or None, int32 offsets, UTF-8 data);
  * kind "[" and one of those: lists of them -> (validity or None, int32 offsets, the elements'). */
 PyObject *
-codec_arrow_buffers(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+arrow_buffers(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     const char *kind;
     if (nargs != 2 || !PyList_CheckExact(args[0]) || !PyUnicode_Check(args[1]) ||
