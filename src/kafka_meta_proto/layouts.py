@@ -1,9 +1,9 @@
 """The compiled codec's programs, derived from the field tables of the generated classes.
 
-A generated module holds each struct's schema once, as its ``_FIELDS`` table
-(:mod:`kafka_meta_proto.schema_info`); this module turns a message's tables into the programs the
-C extension interprets (``kafka_meta_proto._codec``), one per version, when the module is
-imported. The format is the extension's:
+A generated module holds each struct's schema once, as its ``_FIELDS`` table (one
+``kafka_meta_proto.schema_info.FieldInfo`` per field); this module turns a message's tables into
+the programs the C extension interprets (``kafka_meta_proto._codec``), one per version, when the
+extension first asks for them. The format is the extension's:
 
 One layout's program: ``(class, flexible, steps, tagged, absent)``
 

@@ -124,16 +124,6 @@ def _flexible(cls: Any) -> bool:
     return cls.LOWEST_FLEXIBLE_VERSION is not None
 
 
-def spark_columns(cls: Any, flexible: bool) -> list[tuple[str, str]]:
-    """``(quoted JSON name, DDL type)`` for each field of a message or struct class."""
-    return _SPARK.columns(cls, flexible)
-
-
-def spark_field_type(info: FieldInfo, flexible: bool) -> str:
-    """The Spark DDL type of one field."""
-    return _SPARK.of(info, flexible)
-
-
 @functools.cache
 def spark_ddl(cls: Any) -> str:
     """The message class as a Spark DDL column list: ```name` STRING, `topicId` STRING, ...``."""
