@@ -71,7 +71,7 @@ class CodecBuilder:
             absent_defaults=[fresh_default(f, "o." + f.py_name) for f in sv.absent],
             first_path=first_path,
             can_fail=bool(steps) or sv.flexible,
-            within="e.within(_f, _w.element_of(e))" if sv.struct_array_loops else "e.within(_f)",
+            nested=", nested=True" if sv.struct_array_loops else "",
             retry=retry,
             fixed_size=sum(s.width for s in steps if isinstance(s, RunStep)) + (1 if sv.flexible else 0),
             known_tag_count="".join(f" + (1 if {self.differs('o.' + w.attr, w.spec)} else 0)" for w in sv.tagged),

@@ -7,9 +7,7 @@ import textwrap
 
 from kafka_meta_proto.wire import SMALL_ARRAY
 
-from . import build_program
 from .build_codec import CodecBuilder
-from .build_json import json_codec
 from .constants import Constants
 from .layout import children_first, is_zero_copy, message_layouts
 from .model import Attribute, ClassDef, Module, StructCode
@@ -35,15 +33,7 @@ def module_model(msg: MessageSpec, source: str) -> Module:
     classes = children_first(msg)  # every class exists before a parent names it
     constants = Constants()
     codecs = CodecBuilder(layouts, msg.name, constants)
-    structs = []
-    for s in classes:
-        have = [sv.version for sv in layouts[s.name]]
-        structs.append(
-            StructCode(
-                codecs=codecs.codecs(s.name),
-                json=json_codec(msg, s, have, codecs.differs) if have else None,
-            )
-        )
+    structs = [StructCode(codecs=codecs.codecs(s.name)) for s in classes]
     roots = layouts[msg.name]
     return Module(
         source=source,
@@ -58,12 +48,10 @@ def module_model(msg: MessageSpec, source: str) -> Module:
             ("_READERS", table("_read_", roots)),
             ("_WRITERS", table("_write_", roots)),
             ("_SIZERS", table("_size_", roots)),
-            ("_TO_JSON", f"_to_json_{msg.name}"),
-            ("_FROM_JSON", f"_from_json_{msg.name}"),
+            ("_TO_JSON", "_to_json"),  # Kafka's JSON form, from the tables (kafka_meta_proto._json)
+            ("_FROM_JSON", f"_from_json({msg.name})"),
         ],
         small_array=SMALL_ARRAY,
-        programs=build_program.programs(layouts),
-        program_table=build_program.version_table(roots),
     )
 
 
@@ -119,7 +107,7 @@ def class_doc(msg: MessageSpec, s: StructSpec) -> str:
     lines = []
     for i, paragraph in enumerate(head):
         lines += ([""] if i else []) + textwrap.wrap(paragraph, DOC_WIDTH - 4, break_on_hyphens=False)
-    lines += ["", f"Keyword arguments, also the attributes (versions of {msg.name}):", ""]
+    lines += ["", f"Keyword arguments, also the attributes (versions of {msg.name}):"]
     for f in s.fields:
         lines.append(f"{f.py_name}: {annotation(f)} = {escape_docstring(shown_default(f))}")
         about = " ".join(f.about.split())
@@ -154,15 +142,24 @@ def field_versions(f: FieldSpec, valid: Versions) -> str:
 
 
 def field_info(f: FieldSpec) -> str:
-    """The field's FieldInfo; the last argument is the class of its struct or struct elements."""
+    """The field's FieldInfo: name, JSON name, type and versions, then the facts that are not
+    their defaults (kafka_meta_proto.schema_info), by keyword."""
 
     def span(v) -> str:
         return "None" if v.empty else f"({v.lowest}, {v.highest})"
 
-    args = [
-        f'"{f.py_name}"', f'"{f.json_name}"', f'"{f.type}"', span(f.versions), span(f.nullable_versions),
-        span(f.tagged_versions), str(f.tag), str(f.ignorable), f.type.struct_name or "None",
-    ]  # fmt: skip
+    args = [f'"{f.py_name}"', f'"{f.json_name}"', f'"{f.type}"', span(f.versions)]
+    facts = {
+        "nullable": span(f.nullable_versions),
+        "tagged": span(f.tagged_versions),
+        "tag": str(f.tag),
+        "ignorable": str(f.ignorable),
+        "struct": f.type.struct_name or "None",
+        # the field's own flexible versions, for its lengths (kafka_meta_proto.layouts)
+        "flexible": "None" if f.flexible_versions is None else span(f.flexible_versions).replace("None", "()"),
+        "zero_copy": str(not f.type.is_array and is_zero_copy(f)),
+    }
+    args += [f"{name}={value}" for name, value in facts.items() if value not in ("None", "False")]
     return "_FieldInfo(" + ", ".join(args) + ")"
 
 

@@ -11,9 +11,7 @@ import black
 
 from kafka_meta_proto.registry import Registry
 
-from .arrow_schema import render_module as render_arrow_schemas
 from .render import BLACK_MODE, module_name, render_message, render_package_init
-from .spark_schema import render_module as render_spark_schemas
 from .spec import MessageSpec, load_tree
 
 
@@ -21,19 +19,6 @@ CODEGEN_DIR = Path(__file__).resolve().parent
 # Modules of codegen/ that never touch the generated text: editing them must not re-render it all.
 NOT_GENERATOR = ("compat.py", "refresh.py", "releases.py", "__main__.py")
 FINGERPRINT = "# fingerprint: "
-# The packages that also get the side files (ours, which the pipeline reads): one module over all
-# their messages each, made by the generator module named (whose source is among that file's
-# inputs, not every message's).
-SIDE_FILES_PACKAGES = ("kafka_meta_proto.messages", "kafka_meta_proto.diskless_messages")
-SIDE_FILES = {
-    "_spark_schemas.py": ("spark_schema.py", render_spark_schemas),  # Spark SQL schemas
-    "_arrow_schemas.py": ("arrow_schema.py", render_arrow_schemas),  # Arrow schemas of the typed tables
-}
-# codegen modules that only the side files' generators use: inputs of the side files alone too
-SIDE_HELPERS = ("column_types.py",)
-SIDE_GENERATORS = tuple(module for module, _ in SIDE_FILES.values()) + SIDE_HELPERS
-
-
 def _render_one(args) -> tuple[str, str]:
     spec, source, inputs = args
     return module_name(spec) + ".py", stamp(render_message(spec, source), inputs)
@@ -42,7 +27,7 @@ def _render_one(args) -> tuple[str, str]:
 def generator_digest() -> str:
     """Everything besides the schema that decides the output: generator code, templates, black."""
     h = hashlib.sha256(black.__version__.encode())
-    modules = [p for p in sorted(CODEGEN_DIR.glob("*.py")) if p.name not in NOT_GENERATOR + SIDE_GENERATORS]
+    modules = [p for p in sorted(CODEGEN_DIR.glob("*.py")) if p.name not in NOT_GENERATOR]
     for path in modules + sorted((CODEGEN_DIR / "templates").glob("*.j2")):
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
@@ -109,12 +94,6 @@ def generate(
     init = still_fresh(reuse / "__init__.py", init_inputs) if reuse is not None else None
     if init is None:
         init = stamp(render_package_init(package, specs, base, title), init_inputs)
-    if package in SIDE_FILES_PACKAGES:
-        for name, (module, render) in SIDE_FILES.items():
-            helpers = [(CODEGEN_DIR / helper).read_bytes() for helper in SIDE_HELPERS]
-            side_inputs = _inputs(init_inputs, name, (CODEGEN_DIR / module).read_bytes(), *helpers)
-            old = still_fresh(reuse / name, side_inputs) if reuse is not None else None
-            files[name] = old or stamp(black.format_str(render(specs), mode=BLACK_MODE), side_inputs)
     return {"__init__.py": init, **dict(sorted(files.items()))}
 
 

@@ -99,41 +99,10 @@ class Codec:
     absent_defaults: list[list[str]]  # statements storing the defaults of the fields this layout lacks
     first_path: str  # ``_f`` at the start of a single-object reader
     can_fail: bool  # whether reading can raise at all (a layout with no fields cannot)
-    within: str  # how a DecodeError from a nested reader gets this struct's field in its path
+    nested: str  # ", nested=True" where a DecodeError may carry the index of an array element
     retry: str  # ``, buf, _R<n>`` (the arguments that let low_level_error re-read fixed arrays)
     fixed_size: int  # bytes every object takes whatever its values (runs and the tag count byte)
     known_tag_count: str  # `` + (1 if <test> else 0)`` per tagged field, for the tag count's size
-
-
-# -- JSON ----------------------------------------------------------------------------------------
-
-
-@dataclass
-class ToJson:
-    """``d[key] = value`` under a folded condition ("" for none)."""
-
-    key: str
-    attr: str
-    cond: str
-    value: str
-    bind: str = ""  # "before" or "inside": where ``_v = o.<attr>`` goes (the value uses _v)
-
-
-@dataclass
-class FromJson:
-    key: str
-    attr: str
-    convert: str  # _v converted; the converters refuse null, naming ``path + key``
-    missing: str  # "always": a missing key is an error; "": never; else the condition for that
-    null_test: str  # when this holds, the field is set to None ("" where null is never accepted)
-
-
-@dataclass
-class JsonCodec:
-    cls: str
-    leading: list[ToJson]  # unconditional, without _v: they start the dict literal
-    to_json: list[ToJson]
-    from_json: list[FromJson]
 
 
 # -- The module ----------------------------------------------------------------------------------
@@ -144,7 +113,6 @@ class StructCode:
     """Everything generated for one struct, in printing order."""
 
     codecs: list[Codec]
-    json: JsonCodec | None
 
 
 @dataclass
@@ -159,7 +127,3 @@ class Module:
     message: str
     tables: list[tuple[str, str]] = field(default_factory=list)  # (attribute, value)
     small_array: int = 0  # arrays shorter than this use the precompiled Structs
-    # The compiled codec's programs (codegen/build_program.py): (name, tuple) per distinct layout,
-    # children first, and the message's {version: program} table.
-    programs: list[tuple[str, str]] = field(default_factory=list)
-    program_table: str = ""

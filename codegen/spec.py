@@ -8,14 +8,13 @@ catch typos Kafka would silently ignore (unknown keys).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import keyword
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import jsonc
+from .defaults import EMPTY_STRUCT, parse_default
 from .versions import MAX_VERSION, NONE, Versions
 
 MESSAGE_TYPES = ("request", "response", "header", "metadata", "data", "coordinator-key", "coordinator-value")
@@ -39,7 +38,6 @@ FIXED_WIDTH = {
     "uuid": ("16s", 16),
 }
 from kafka_meta_proto.message import Message
-from kafka_meta_proto.schema_info import INT_RANGES  # noqa: F401 - re-exported for the rules
 PRIMITIVES = frozenset(FIXED_WIDTH) | {"string", "bytes", "records"}
 NULLABLE_PRIMITIVES = frozenset({"string", "bytes", "records"})
 ENTITY_TYPES = {
@@ -51,10 +49,6 @@ ENTITY_TYPES = {
     "brokerId": "int32",
 }
 FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*\Z")
-DECIMAL = re.compile(r"[-+]?[0-9]+")
-HEX_DIGITS = re.compile(r"[0-9a-fA-F]+")
-JAVA_DOUBLE = re.compile(r"[-+]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?)[dDfF]?")
-URLSAFE_B64 = re.compile(r"[A-Za-z0-9_-]+={0,2}")
 # Names the generated modules use themselves; a struct may not take them. NAME and LISTENERS
 # are class attributes of every message, where each of its structs is an attribute too.
 RESERVED_NAMES = {"Uuid", "ClassVar", "TypeAlias", "DecodeError", "EncodeError", "UnsupportedVersionError",
@@ -248,28 +242,8 @@ class _Reader:
         mtype = obj.get("type")
         if mtype not in MESSAGE_TYPES:
             self.error("", "invalid type", f"message type {mtype!r} is not one of {', '.join(MESSAGE_TYPES)}")
-        api_key = obj.get("apiKey")
-        if api_key is not None:
-            if isinstance(api_key, str) and api_key.strip().lstrip("-").isdigit():
-                api_key = int(api_key)
-            if not isinstance(api_key, int) or isinstance(api_key, bool) or not 0 <= api_key <= 0x7FFF:
-                self.error("", "invalid apiKey", f"apiKey {obj.get('apiKey')!r} must be an int16 >= 0")
-        elif mtype in KEYED_TYPES:
-            self.error("", "missing apiKey", f"a {mtype} schema needs an apiKey")
-        if "validVersions" not in obj:
-            self.error("", "missing validVersions", "every message needs validVersions")
-        valid = self.versions("", "validVersions", obj["validVersions"])
-        if not valid.empty and valid.open_ended:
-            self.error("", "validVersions not bounded", f"{valid} has no highest version; give one, as in 0-3")
-        deprecated = self.versions("", "deprecatedVersions", obj.get("deprecatedVersions", "none"), NONE)
-        if valid.empty:
-            flexible = NONE
-        else:
-            if "flexibleVersions" not in obj:
-                self.error("", "missing flexibleVersions", "use \"0+\" for new messages, \"none\" for none")
-            flexible = self.versions("", "flexibleVersions", obj["flexibleVersions"])
-            if not flexible.empty and not flexible.open_ended:
-                self.error("", "flexibleVersions not open-ended", f"{flexible} must be none or N+")
+        api_key = self.api_key(obj, mtype)
+        valid, deprecated, flexible = self.message_versions(obj)
         listeners = obj.get("listeners") or []
         if not isinstance(listeners, list) or any(x not in LISTENERS for x in listeners):
             self.error("", "invalid listeners", f"{listeners!r}: each must be one of {', '.join(LISTENERS)}")
@@ -280,7 +254,43 @@ class _Reader:
             self.error("", "invalid latestVersionUnstable", f"{unstable!r} must be true or false")
         if unstable and mtype != "request":
             self.error("", "latestVersionUnstable on a non-request", "only requests can mark their newest version unstable")
+        root = self.message_structs(obj, name, valid, flexible)
+        return MessageSpec(
+            name=name, type=mtype, api_key=api_key, valid_versions=valid, flexible_versions=flexible,
+            deprecated_versions=deprecated, listeners=tuple(listeners),
+            latest_version_unstable=unstable, struct=root, structs=self.structs, file=str(self.file),
+        )  # fmt: skip
 
+    def api_key(self, obj: dict, mtype: str) -> int | None:
+        api_key = obj.get("apiKey")
+        if api_key is not None:
+            if isinstance(api_key, str) and api_key.strip().lstrip("-").isdigit():
+                api_key = int(api_key)
+            if not isinstance(api_key, int) or isinstance(api_key, bool) or not 0 <= api_key <= 0x7FFF:
+                self.error("", "invalid apiKey", f"apiKey {obj.get('apiKey')!r} must be an int16 >= 0")
+        elif mtype in KEYED_TYPES:
+            self.error("", "missing apiKey", f"a {mtype} schema needs an apiKey")
+        return api_key
+
+    def message_versions(self, obj: dict) -> tuple[Versions, Versions, Versions]:
+        """(validVersions, deprecatedVersions, flexibleVersions)."""
+        if "validVersions" not in obj:
+            self.error("", "missing validVersions", "every message needs validVersions")
+        valid = self.versions("", "validVersions", obj["validVersions"])
+        if not valid.empty and valid.open_ended:
+            self.error("", "validVersions not bounded", f"{valid} has no highest version; give one, as in 0-3")
+        deprecated = self.versions("", "deprecatedVersions", obj.get("deprecatedVersions", "none"), NONE)
+        if valid.empty:
+            return valid, deprecated, NONE
+        if "flexibleVersions" not in obj:
+            self.error("", "missing flexibleVersions", "use \"0+\" for new messages, \"none\" for none")
+        flexible = self.versions("", "flexibleVersions", obj["flexibleVersions"])
+        if not flexible.empty and not flexible.open_ended:
+            self.error("", "flexibleVersions not open-ended", f"{flexible} must be none or N+")
+        return valid, deprecated, flexible
+
+    def message_structs(self, obj: dict, name: str, valid: Versions, flexible: Versions) -> StructSpec:
+        """The message's own struct; every struct it holds goes into self.structs, parents first."""
         commons: dict[str, StructSpec] = {}
         for c in obj.get("commonStructs") or []:
             spec = self.struct_decl(c, is_common=True)
@@ -301,15 +311,10 @@ class _Reader:
         for cname in sorted(commons):
             if cname in unused:
                 self.structs[cname] = commons[cname]
-        msg = MessageSpec(
-            name=name, type=mtype, api_key=api_key, valid_versions=valid, flexible_versions=flexible,
-            deprecated_versions=deprecated, listeners=tuple(listeners),
-            latest_version_unstable=unstable, struct=root, structs=self.structs, file=str(self.file),
-        )  # fmt: skip
         for s in self.structs.values():
             if s.name == name:
                 self.error(s.name, "duplicate struct", f"struct {s.name} has the message's own name")
-        return msg
+        return root
 
     def struct_decl(self, obj, is_common: bool) -> StructSpec:
         if not isinstance(obj, dict):
@@ -373,77 +378,112 @@ class _Reader:
             versions = tagged  # Kafka: versions default to taggedVersions
         else:
             self.error(path, "missing versions", f"field {name} must say which versions have it")
-        tname = obj.get("type")
-        if not isinstance(tname, str) or not tname:
-            self.error(path, "missing type", f"field {name} needs a type")
-        ftype = FieldType(tname.strip())
-        base = ftype.element if ftype.is_array else ftype
-        if base.is_array:
-            self.error(path, "invalid type", f"{ftype}: arrays of arrays are not supported")
-        if base.is_struct and not STRUCT_NAME.match(base.name):
-            self.error(path, "unknown type", f"{ftype} is neither a primitive type nor a struct name")
+        ftype = self.field_type(path, obj)
         nullable = self.versions(path, "nullableVersions", obj.get("nullableVersions", "none"), NONE)
         if not nullable.empty and not ftype.can_be_nullable:
             self.error(path, "type cannot be nullable", f"{ftype} fields cannot have nullableVersions; only string, bytes, records, arrays and structs can")
         sub = obj.get("fields")
         if sub and not (ftype.is_array or ftype.is_struct):
             self.error(path, "fields on a non-struct", f"{ftype} field {name} cannot have fields")
+        flex_override = self.flexible_override(path, obj, ftype, flexible)
+        tag = self.tag(path, obj)
+        map_key = self.flag(path, obj, "mapKey")
+        ignorable = self.flag(path, obj, "ignorable")
+        zero_copy = self.flag(path, obj, "zeroCopy")
+        spec = FieldSpec(
+            name=name, type=ftype, versions=versions, nullable_versions=nullable, tagged_versions=tagged,
+            tag=tag, ignorable=ignorable, map_key=map_key, zero_copy=zero_copy, flexible_versions=flex_override,
+            py_name=snake_case(name), json_name=json_name(name),
+        )  # fmt: skip
+        self.check_tagging(path, spec, flexible if flex_override is None else flex_override)
+        if zero_copy and ftype.name != "bytes":
+            self.error(path, "zeroCopy on a non-bytes field", f"{ftype} fields cannot be zeroCopy")
+        spec.entity_type = self.entity_type(path, obj, ftype)
+        spec.about = self.about(path, obj)
+        spec.default_text = self.default_text(path, obj)
+        spec.default = parse_default(spec, spec.default_text, lambda rule, why: self.error(path, rule, why))
+        sname = ftype.struct_name
+        self.current_about = spec.about
+        if sname is not None:
+            spec.struct = self.struct_for(path, sname, sub, versions, flexible)
+        return spec
+
+    def field_type(self, path: str, obj: dict) -> FieldType:
+        tname = obj.get("type")
+        if not isinstance(tname, str) or not tname:
+            self.error(path, "missing type", f"field {obj.get('name')} needs a type")
+        ftype = FieldType(tname.strip())
+        base = ftype.element if ftype.is_array else ftype
+        if base.is_array:
+            self.error(path, "invalid type", f"{ftype}: arrays of arrays are not supported")
+        if base.is_struct and not STRUCT_NAME.match(base.name):
+            self.error(path, "unknown type", f"{ftype} is neither a primitive type nor a struct name")
+        return ftype
+
+    def flexible_override(self, path: str, obj: dict, ftype: FieldType, flexible: Versions) -> Versions | None:
+        """A string or bytes field's own flexibleVersions, inside the message's (None if not given)."""
         fv = obj.get("flexibleVersions")
-        flex_override = None
-        if fv not in (None, ""):
-            flex_override = self.versions(path, "flexibleVersions", fv)
-            if ftype.name not in ("string", "bytes"):
-                self.error(path, "flexibleVersions override on a non-string", "only string and bytes fields can override flexibleVersions")
-            if not flexible.contains_range(flex_override):
-                self.error(path, "field flexibleVersions outside the message's",
-                           f"{flex_override} must lie inside the message's flexibleVersions {flexible}")  # fmt: skip
+        if fv in (None, ""):
+            return None
+        override = self.versions(path, "flexibleVersions", fv)
+        if ftype.name not in ("string", "bytes"):
+            self.error(path, "flexibleVersions override on a non-string", "only string and bytes fields can override flexibleVersions")
+        if not flexible.contains_range(override):
+            self.error(path, "field flexibleVersions outside the message's",
+                       f"{override} must lie inside the message's flexibleVersions {flexible}")  # fmt: skip
+        return override
+
+    def tag(self, path: str, obj: dict) -> int | None:
         tag = obj.get("tag")
         if tag is not None:
             if isinstance(tag, str) and tag.strip().lstrip("-").isdigit():
                 tag = int(tag)
             if not isinstance(tag, int) or isinstance(tag, bool):
                 self.error(path, "invalid tag", f"tag {obj.get('tag')!r} must be an integer")
-        map_key = self.flag(path, obj, "mapKey")
-        ignorable = self.flag(path, obj, "ignorable")
-        zero_copy = self.flag(path, obj, "zeroCopy")
-        if tag is not None and map_key:
+        return tag
+
+    def check_tagging(self, path: str, f: FieldSpec, field_flexible: Versions) -> None:
+        """A tag goes with open-ended taggedVersions inside the field's versions and flexible ones."""
+        tag, tagged, nullable = f.tag, f.tagged_versions, f.nullable_versions
+        if tag is None:
+            if not tagged.empty:
+                self.error(path, "taggedVersions without tag", f"taggedVersions {tagged} given but no tag")
+            return
+        if f.map_key:
             self.error(path, "tagged map key", "a tagged field cannot be a mapKey")
-        if tag is not None:
-            if tag < 0:
-                self.error(path, "negative tag", f"tag {tag} must be >= 0")
-            if tagged.empty:
-                self.error(path, "tag without taggedVersions", f"tag {tag} needs taggedVersions too")
-            both = nullable.intersect(tagged)
-            if not (both.empty or both == tagged):
-                self.error(path, "tagged nullability mixed", f"nullableVersions {nullable} must cover all or none of taggedVersions {tagged}")
-            if not tagged.open_ended:
-                self.error(path, "taggedVersions not open-ended", f"taggedVersions {tagged} must be N+")
-            if tagged.intersect(versions) != tagged:
-                self.error(path, "taggedVersions outside versions", f"taggedVersions {tagged} must lie inside versions {versions}")
-            field_flexible = flexible if flex_override is None else flex_override
-            if not field_flexible.contains_range(tagged):
-                self.error(path, "taggedVersions outside flexibleVersions", f"taggedVersions {tagged} must lie inside the flexibleVersions {field_flexible}")
-            if ftype.name == "records":
-                self.error(path, "tagged records field", "a records field cannot be tagged")
-        elif not tagged.empty:
-            self.error(path, "taggedVersions without tag", f"taggedVersions {tagged} given but no tag")
-        if zero_copy and ftype.name != "bytes":
-            self.error(path, "zeroCopy on a non-bytes field", f"{ftype} fields cannot be zeroCopy")
+        if tag < 0:
+            self.error(path, "negative tag", f"tag {tag} must be >= 0")
+        if tagged.empty:
+            self.error(path, "tag without taggedVersions", f"tag {tag} needs taggedVersions too")
+        both = nullable.intersect(tagged)
+        if not (both.empty or both == tagged):
+            self.error(path, "tagged nullability mixed", f"nullableVersions {nullable} must cover all or none of taggedVersions {tagged}")
+        if not tagged.open_ended:
+            self.error(path, "taggedVersions not open-ended", f"taggedVersions {tagged} must be N+")
+        if tagged.intersect(f.versions) != tagged:
+            self.error(path, "taggedVersions outside versions", f"taggedVersions {tagged} must lie inside versions {f.versions}")
+        if not field_flexible.contains_range(tagged):
+            self.error(path, "taggedVersions outside flexibleVersions", f"taggedVersions {tagged} must lie inside the flexibleVersions {field_flexible}")
+        if f.type.name == "records":
+            self.error(path, "tagged records field", "a records field cannot be tagged")
+
+    def entity_type(self, path: str, obj: dict, ftype: FieldType) -> str:
         entity = obj.get("entityType", "unknown")
         if entity not in ENTITY_TYPES:
             self.error(path, "unknown entityType", f"{entity!r} is not one of {', '.join(ENTITY_TYPES)}")
         want = ENTITY_TYPES[entity]
+        base = ftype.element if ftype.is_array else ftype
         if want is not None and base.name != want:
             self.error(path, "entityType does not match type", f"entityType {entity} needs {want}, the field is {ftype}")
+        return entity
+
+    def about(self, path: str, obj: dict) -> str:
         about = obj.get("about", "")
         if not isinstance(about, str):
             self.error(path, "invalid about", "about must be a string")
-        spec = FieldSpec(
-            name=name, type=ftype, versions=versions, nullable_versions=nullable,
-            tagged_versions=tagged, tag=tag, ignorable=ignorable, map_key=map_key,
-            entity_type=entity, zero_copy=zero_copy, about=about, flexible_versions=flex_override,
-            py_name=snake_case(name), json_name=json_name(name),
-        )  # fmt: skip
+        return about
+
+    def default_text(self, path: str, obj: dict) -> str:
         raw_default = obj.get("default", "")
         if raw_default is None:
             raw_default = ""  # Kafka reads a JSON null default as no default
@@ -453,13 +493,7 @@ class _Reader:
             raw_default = str(raw_default)
         if not isinstance(raw_default, str):
             self.error(path, "invalid default", f"{raw_default!r} must be a string")
-        spec.default_text = raw_default
-        spec.default = self.parse_default(path, spec, raw_default)
-        sname = ftype.struct_name
-        self.current_about = about
-        if sname is not None:
-            spec.struct = self.struct_for(path, sname, sub, versions, flexible)
-        return spec
+        return raw_default
 
     def flag(self, path: str, obj: dict, key: str) -> bool:
         value = obj.get(key, False)
@@ -484,70 +518,6 @@ class _Reader:
             self.structs.setdefault(sname, self.commons[sname])
             return self.commons[sname]
         self.error(path, "unknown struct type", f"{sname} has no fields here and is not a common struct")
-
-    def parse_default(self, path: str, f: FieldSpec, text: str):
-        t = f.type
-        bad = lambda why: self.error(path, "invalid default", f"{text!r} for {t} field: {why}")  # noqa: E731
-        if t.name == "bool":
-            if text.lower() in ("", "false"):
-                return False
-            if text.lower() == "true":
-                return True
-            bad("must be true or false")
-        if t.name in INT_RANGES:
-            if text == "":
-                return 0
-            digits, base = (text[2:], 16) if text.startswith("0x") else (text, 10)
-            if not (HEX_DIGITS if base == 16 else DECIMAL).fullmatch(digits):
-                bad("not an integer")
-            value = int(digits, base)
-            lo, hi = INT_RANGES[t.name]
-            if not lo <= value <= hi:
-                bad(f"out of range [{lo}, {hi}]")
-            return value
-        if t.name == "float64":
-            if text == "":
-                return 0.0
-            if not JAVA_DOUBLE.fullmatch(text.strip()):
-                bad("not a number")
-            return float(text.replace("Infinity", "inf"))
-        if t.name == "uuid":
-            if text == "":
-                return _ZERO_UUID
-            if not URLSAFE_B64.fullmatch(text):
-                bad("not URL-safe base64")
-            try:
-                raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-            except (binascii.Error, ValueError):
-                bad("not URL-safe base64")
-            if len(raw) != 16:
-                bad("does not decode to 16 bytes")
-            return raw
-        if text == "null":
-            if t.name == "records":
-                return None
-            if not f.nullable_versions.contains_range(f.versions):
-                self.error(path, "null default on a non-nullable field",
-                           f"null is the default but versions {f.versions} are not all nullable ({f.nullable_versions})")  # fmt: skip
-            return None
-        if t.name == "string":
-            return text
-        if t.name == "records":
-            return None  # Kafka's default for records is always null
-        if text != "":
-            kind = "a bytes" if t.name == "bytes" else ("an array" if t.is_array else "a struct")
-            bad(f"{kind} field's default can only be empty or null")
-        if t.name == "bytes":
-            return b""
-        return [] if t.is_array else _EMPTY_STRUCT
-
-
-class EMPTY_STRUCT:  # noqa: N801 - a marker; a class so it keeps its identity across processes
-    """The default of a struct field: a struct with every field at its default."""
-
-
-_ZERO_UUID = bytes(16)
-_EMPTY_STRUCT = EMPTY_STRUCT
 
 
 def load_message(path) -> MessageSpec:

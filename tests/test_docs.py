@@ -19,7 +19,7 @@ SAMPLE = [
     (REGISTRY, "FetchRequest"),
     (REGISTRY, "MetadataResponse"),
     (REGISTRY, "PartitionChangeRecord"),
-    (REGISTRY, "ConsumerGroupMemberMetadataValue"),
+    (REGISTRY, "RegisterBrokerRecord"),  # a coordinator value's fields have no descriptions
     (DISKLESS_REGISTRY, "CommitBatchesRequest"),
 ]
 

@@ -1,4 +1,6 @@
-"""Conversions between message values and Kafka's JSON form (used by generated code)."""
+"""Kafka's JSON form of the messages: the conversions of each schema type, and each message
+class's ``_TO_JSON``/``_FROM_JSON`` (set by the generated modules), which read the class's field
+tables."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import builtins
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from . import json_plan
 from .errors import DecodeError
 from .uuid import Uuid
 
@@ -131,3 +134,121 @@ def unknown_from_json(v: object, path: str) -> tuple[tuple[int, bytes], ...]:
             raise error(p, 'an object {"tag": T, "data": base64} is expected')
         out.append((uint32(item["tag"], p + ".tag"), bytes_(item["data"], p + ".data")))
     return tuple(sorted(out, key=lambda t: t[0]))
+
+
+# -- The JSON form of a struct, read from the classes' field tables ------------------------------
+#
+# Each message class's _TO_JSON and _FROM_JSON: the same rules as Kafka's JsonConverter, taken
+# from the field tables (``_FIELDS``) once per class and version and kept as plans.
+
+_TO_PLANS: dict[tuple[type, int], Any] = {}
+
+
+def to_json(o: Any, version: int) -> dict[str, Any]:
+    """Kafka's JSON form of ``o`` (a message) at ``version``, by its JSON plan (json_plan.py,
+    the plan the compiled codec compiles)."""
+    plan = _TO_PLANS.get((o.__class__, version))
+    if plan is None:
+        plan = _TO_PLANS[(o.__class__, version)] = json_plan.program(o.__class__, version)
+    return _form(plan[1], o)
+
+
+def _differs(v: object, default: object) -> builtins.bool:
+    """Whether a tagged field's value is not its default (then it is written)."""
+    if default is None:
+        return v is not None
+    if default.__class__ is list and not default:
+        return v.__class__ is not list or builtins.bool(v)
+    return builtins.bool(v != default)
+
+
+def _form(fields: tuple[tuple[Any, ...], ...], o: Any) -> dict[str, Any]:
+    d: dict[str, Any] = {}
+    for key, attr, kind, when_differs, default, child in fields:
+        v = getattr(o, attr)
+        if when_differs and not _differs(v, default):
+            continue
+        if kind == "v":
+            d[key] = v
+        elif kind == "u":  # never nullable: what is not a Uuid is written as str writes it
+            d[key] = str(v)
+        elif v is None:  # the other kinds are of nullable types
+            d[key] = None
+        elif kind == "S":
+            d[key] = _form(child[1], v)
+        elif kind == "y":
+            d[key] = b64(v)
+        elif kind == "[v":
+            d[key] = list(v)
+        elif kind == "[S":
+            d[key] = [_form(child[1], e) for e in v]
+        elif kind == "[u":
+            d[key] = [str(e) for e in v]
+        else:  # "[y"
+            d[key] = [b64(e) for e in v]
+    if o.unknown_tagged_fields:
+        d["_unknownTaggedFields"] = unknown_to_json(o.unknown_tagged_fields)
+    return d
+
+
+# A from_json plan: (class, fields), a field (key, attribute, convert, mandatory, null_ok,
+# child plan or None, is_array); convert is this module's converter of a scalar's type.
+_FromPlan = tuple[Any, tuple[tuple[Any, ...], ...]]
+_FROM_PLANS: dict[tuple[type, int], _FromPlan] = {}
+MANDATORY = "is missing but mandatory in this version"
+
+
+def from_json_plan(cls: Any, version: int, flexible: builtins.bool) -> _FromPlan:
+    """How to read ``cls`` at ``version`` of a message that is flexible there or not. Every field
+    of the struct is read when its key is there; a field is mandatory where the version has it
+    untagged; null is taken where the field is nullable or null is its default."""
+    fresh = cls()
+    fields = []
+    for info in cls._FIELDS:
+        mandatory = info.present(version) and not (flexible and info.is_tagged(version))
+        null_ok = info.is_nullable(version) or getattr(fresh, info.name) is None
+        child = from_json_plan(info.struct, version, flexible) if info.struct is not None else None
+        convert = None if child is not None else globals()[_CONVERTERS.get(info.element_type, info.element_type)]
+        fields.append((info.json_name, info.name, convert, mandatory, null_ok, child, info.is_array))
+    return cls, tuple(fields)
+
+
+_CONVERTERS = {"bytes": "bytes_"}  # the converter of each schema type not named after it
+
+
+def from_json(cls: Any) -> Callable[[Any, int, str], Any]:
+    """The message class's _FROM_JSON: ``(obj, version, path) -> message``, errors naming
+    ``path`` followed by the field's path."""
+
+    def read(d: Any, version: int, path: str) -> Any:
+        plan = _FROM_PLANS.get((cls, version))
+        if plan is None:
+            low = cls.LOWEST_FLEXIBLE_VERSION
+            plan = _FROM_PLANS[(cls, version)] = from_json_plan(cls, version, low is not None and version >= low)
+        return _read(plan, d, path)
+
+    return read
+
+
+def _read(plan: _FromPlan, d: Any, path: str) -> Any:
+    if not isinstance(d, dict):
+        raise unexpected(d, path, "an object")
+    o = plan[0]()
+    for key, attr, convert, mandatory, null_ok, child, is_array in plan[1]:
+        v = d.get(key, MISSING)
+        if v is MISSING:
+            if mandatory:
+                raise error(path + key, MANDATORY)
+            continue
+        if v is None and null_ok:
+            value = None
+        elif child is None:
+            value = array(v, path + key, convert) if is_array else convert(v, path + key)
+        elif is_array:
+            value = array(v, path + key, lambda e, p, child=child: _read(child, e, p + "."))
+        else:
+            value = _read(child, v, path + key + ".")
+        setattr(o, attr, value)
+    if "_unknownTaggedFields" in d:
+        o.unknown_tagged_fields = unknown_from_json(d["_unknownTaggedFields"], path)
+    return o

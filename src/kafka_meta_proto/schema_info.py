@@ -1,5 +1,6 @@
 """What each generated class knows of its schema, for tools that work across all messages
-(hypothesis strategies, Spark schemas, documentation). The codecs never read this."""
+(hypothesis strategies, Spark schemas, documentation) and for the compiled codec's programs
+(kafka_meta_proto.layouts)."""
 
 from __future__ import annotations
 
@@ -26,11 +27,15 @@ class FieldInfo(NamedTuple):
     json_name: str  # Kafka's JSON name
     type: str  # schema type: "int32", "string", "[]int32", "[]Topic", "Topic", ...
     versions: tuple[int, int]
-    nullable: tuple[int, int] | None
-    tagged: tuple[int, int] | None
-    tag: int | None
-    ignorable: bool
-    struct: _Type | None  # the class of a struct or struct-array field
+    nullable: tuple[int, int] | None = None
+    tagged: tuple[int, int] | None = None
+    tag: int | None = None
+    ignorable: bool = False
+    struct: _Type | None = None  # the class of a struct or struct-array field
+    # The field's own flexible versions where they differ from the message's (() for none):
+    # outside them its lengths are the legacy ones.
+    flexible: tuple[int, int] | tuple[()] | None = None
+    zero_copy: bool = False  # bytes decoded as a slice of the input ("records", or zeroCopy)
 
     def present(self, version: int) -> bool:
         return self.versions[0] <= version <= self.versions[1]

@@ -192,6 +192,25 @@ def read_tag_header(buf: Buffer, pos: int) -> tuple[int, int, int]:
     return tag, size, pos
 
 
+def read_unknown_tagged(buf: Buffer, pos: int) -> tuple[tuple[Tagged, ...], int]:
+    """Read a tagged-field section of fields the schema does not know (a count that is not 0
+    first): (the fields as (tag, raw bytes) in tag order, the position after them). Readers test
+    for the usual empty section inline and call this for the rest."""
+    try:
+        count, pos = read_uvarint(buf, pos)
+        if count > len(buf) - pos:
+            raise too_many(count, pos, "tagged field count")
+        unknown = []
+        for _ in range(count):
+            tag, size, pos = read_tag_header(buf, pos)
+            end = pos + size
+            unknown.append((tag, buf[pos:end]))
+            pos = end
+    except IndexError as e:
+        raise low_level_error(e, "", pos) from None
+    return tuple(sorted(unknown)), pos  # Kafka reads tags in any order
+
+
 def write_tagged(out: list[bytes], fields: list[Tagged]) -> None:
     """Append a tagged-field section to the parts: count, then (tag, size, data) in tag order."""
     fields.sort(key=_tag_of)
@@ -469,6 +488,25 @@ def in_element(e: DecodeError, index: int) -> DecodeError:
 def element_of(e: DecodeError) -> int | None:
     index: int | None = e.__dict__.pop("_element", None)
     return index
+
+
+def read_error(
+    exc: Exception,
+    field: str,
+    pos: int,
+    buf: Buffer | None = None,
+    retry: dict[str, tuple[str, int, bool, bool]] | None = None,
+    nested: bool = False,
+) -> Exception:
+    """What a generated reader raises for ``exc``, which arose while it read ``field`` at ``pos``:
+    a DecodeError gets the field in its path (with the element index a list reader noted, for a
+    reader that holds arrays of structs: ``nested``); what Python raises on bad input becomes a
+    DecodeError (low_level_error); anything else is passed on as it is."""
+    if isinstance(exc, DecodeError):
+        return exc.within(field, element_of(exc)) if nested else exc.within(field)
+    if isinstance(exc, (struct.error, IndexError, UnicodeDecodeError)):
+        return low_level_error(exc, field, pos, buf, retry)
+    return exc
 
 
 def low_level_error(

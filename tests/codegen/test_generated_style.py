@@ -1,12 +1,11 @@
 """The generated modules read like careful hand-written code: no branch whose outcome the version
 range already decides, no unused import, no null test where the value cannot be null, no table
-emitted twice, no one-part list joined; the compiled codec's programs are grouped as the Python
-codecs are (one per distinct layout, the same children, the same program for each version)."""
+emitted twice, no one-part list joined. (The compiled codec's programs are derived at run time:
+tests/test_layouts.py.)"""
 
 from __future__ import annotations
 
 import ast
-import copy
 from pathlib import Path
 
 import pytest
@@ -156,85 +155,6 @@ def joined_single_parts(tree: ast.Module) -> list[ast.AST]:
     return found
 
 
-def _module_assigns(tree: ast.Module, prefix: str) -> dict[str, ast.expr]:
-    return {
-        node.targets[0].id: node.value
-        for node in tree.body
-        if isinstance(node, ast.Assign)
-        and isinstance(node.targets[0], ast.Name)
-        and node.targets[0].id.startswith(prefix)
-    }
-
-
-def _suffix(name: str) -> str:
-    """``_read_Topic_v3``, ``_readn_Topic_v3``, ``_P_Topic_v3`` -> ``Topic_v3``."""
-    return name.split("_", 2)[2]
-
-
-def duplicate_programs(tree: ast.Module) -> list[tuple[str, str]]:
-    """Programs equal to an earlier one once each child is named by the first program equal to
-    it (so two parents whose children differ only by name count as equal too)."""
-    first: dict[str, str] = {}  # program name -> the first program with the same value
-    seen: dict[str, str] = {}
-    found = []
-    for name, value in _module_assigns(tree, "_P_").items():
-        value = copy.deepcopy(value)
-        for node in ast.walk(value):
-            if isinstance(node, ast.Name) and node.id in first:
-                node.id = first[node.id]
-        key = ast.dump(value)
-        if key in seen:
-            found.append((seen[key], name))
-        first[name] = seen.setdefault(key, name)
-    return found
-
-
-def _version_table(node: ast.expr) -> dict[int, str]:
-    assert isinstance(node, ast.Dict)
-    return {k.value: _suffix(v.id) for k, v in zip(node.keys, node.values)}  # type: ignore[union-attr]
-
-
-def program_mismatches(tree: ast.Module) -> list[str]:
-    """Where the programs and the Python readers disagree: a layout with one and not the other,
-    a program whose children are not the ones its reader calls, a version given another layout."""
-    readers = {
-        node.name: node
-        for node in tree.body
-        if isinstance(node, ast.FunctionDef) and node.name.startswith(("_read_", "_readn_"))
-    }
-    reader_children: dict[str, set[str]] = {}
-    for name, fn in readers.items():
-        calls = {n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-        reader_children.setdefault(_suffix(name), set()).update(_suffix(c) for c in calls & readers.keys())
-    programs = _module_assigns(tree, "_P_")
-    layouts = {_suffix(p) for p in programs}
-    found = [f"{s}: a program and no reader" for s in sorted(layouts - reader_children.keys())]
-    found += [f"{s}: a reader and no program" for s in sorted(reader_children.keys() - layouts)]
-    for name, value in programs.items():
-        children = {_suffix(n.id) for n in ast.walk(value) if isinstance(n, ast.Name) and n.id.startswith("_P_")}
-        calls = reader_children.get(_suffix(name), children)
-        if children != calls:
-            found.append(f"{_suffix(name)}: program children {sorted(children)}, reader's {sorted(calls)}")
-    installed = {
-        node.value.args[0].id: _version_table(node.value.args[1])  # type: ignore[attr-defined]
-        for node in tree.body
-        if isinstance(node, ast.Expr)
-        and isinstance(node.value, ast.Call)
-        and getattr(node.value.func, "id", "") == "_install"
-    }
-    for node in tree.body:
-        if (
-            isinstance(node, ast.Assign)
-            and isinstance(node.targets[0], ast.Attribute)
-            and node.targets[0].attr == "_READERS"
-            and isinstance(node.targets[0].value, ast.Name)
-        ):
-            cls = node.targets[0].value.id
-            if installed.get(cls) != _version_table(node.value):
-                found.append(f"{cls}: programs by version {installed.get(cls)}, readers {_version_table(node.value)}")
-    return found
-
-
 def test_the_package_is_checked():
     assert len(MODULES) > 250
 
@@ -248,8 +168,6 @@ def test_generated_module_style(path):
     problems += [f"{_where(path, n)}: else after raise" for n in raise_then_else(tree)]
     problems += [f"{path.name}: {b} repeats {a}" for a, b in duplicate_constants(tree)]
     problems += [f"{_where(path, n)}: a one-part list joined" for n in joined_single_parts(tree)]
-    problems += [f"{path.name}: program {b} repeats {a}" for a, b in duplicate_programs(tree)]
-    problems += [f"{path.name}: {m}" for m in program_mismatches(tree)]
     assert not problems, "\n".join(problems)
 
 
@@ -291,43 +209,3 @@ def test_the_checks_find_each_fault():
     assert len(raise_then_else(tree)) == 1
     assert duplicate_constants(tree) == [("_S0", "_S1")]
     assert len(joined_single_parts(tree)) == 1
-
-
-FAULTY_PROGRAMS = """
-def _readn_A_v0(buf, pos, n):
-    pass
-def _readn_A_v1(buf, pos, n):
-    pass
-def _read_B_v0(buf, pos):
-    return _readn_A_v0(buf, pos, 1)
-def _read_B_v1(buf, pos):
-    return _readn_A_v0(buf, pos, 1)
-def _read_D_v0(buf, pos):
-    pass
-B._READERS = {0: _read_B_v0, 1: _read_B_v1}
-_P_A_v0 = (A, False, (("x", "i", False, False, None),), (), ())
-_P_A_v1 = (A, False, (("x", "i", False, False, None),), (), ())
-_P_B_v0 = (B, False, (("a", "[S", False, False, _P_A_v0),), (), ())
-_P_B_v1 = (B, False, (("a", "[S", False, False, _P_A_v1),), (), ())
-_P_C_v0 = (C, False, (), (), ())
-_install(B, {0: _P_B_v0, 1: _P_B_v0})
-"""
-
-
-def test_the_program_checks_find_each_fault():
-    tree = ast.parse(FAULTY_PROGRAMS)
-    # A_v1 repeats A_v0; B_v1 differs from B_v0 only by naming that repeat
-    assert duplicate_programs(tree) == [("_P_A_v0", "_P_A_v1"), ("_P_B_v0", "_P_B_v1")]
-    assert program_mismatches(tree) == [
-        "C_v0: a program and no reader",
-        "D_v0: a reader and no program",
-        "B_v1: program children ['A_v1'], reader's ['A_v0']",
-        "B: programs by version {0: 'B_v0', 1: 'B_v0'}, readers {0: 'B_v0', 1: 'B_v1'}",
-    ]
-
-
-def test_the_program_checks_pass_a_real_module():
-    tree = _tree(PACKAGE / "create_topics_request.py")
-    # eight versions, three layouts of the message; two of each struct it holds
-    assert len(_module_assigns(tree, "_P_")) == 9
-    assert duplicate_programs(tree) == [] and program_mismatches(tree) == []

@@ -38,6 +38,7 @@ from kafka_meta_proto.registry import DuplicateKeyError, Registry
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC_SOURCE = REPO / "codegen" / "spec.py"
+DEFAULTS_SOURCE = REPO / "codegen" / "defaults.py"
 sys.path.insert(0, str(REPO / "tools"))
 import kafka_oracle  # noqa: E402
 
@@ -299,9 +300,11 @@ def test_rule(tmp_path, request, rule, field_path, mutation):
 
 
 def spec_rules() -> set[str]:
-    """The rule names spec.py can raise, read from its source."""
+    """The rule names spec.py (and defaults.py, the rules of defaults) can raise, read from their
+    source."""
     src = SPEC_SOURCE.read_text(encoding="utf-8")
     rules = set(re.findall(r'self\.error\(\s*[^,()]*(?:\([^()]*\))?[^,()]*,\s*"([^"]+)"', src))
+    rules |= set(re.findall(r'\berror\(\s*"([^"]+)"', DEFAULTS_SOURCE.read_text(encoding="utf-8")))
     rules |= set(re.findall(r'SchemaError\(\s*\w+,\s*"[^"]*",\s*"([^"]+)"', src))
     # f"invalid {key}": one rule per key read as a version range or a true/false flag.
     assert 'f"invalid {key}"' in src

@@ -1,5 +1,5 @@
-"""The generated Spark schemas (codegen/spark_schema.py -> messages/_spark_schemas.py): every
-field of every version of every message, with the agreed types, and exact for the JSON form."""
+"""The Spark schemas (pipeline/schemas.py, derived from the classes' field tables): every field of
+every version of every message, with the agreed types, and exact for the JSON form."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from codegen.spark_schema import SPARK_TYPES, UNKNOWN_TAGGED_FIELDS, UNKNOWN_TAGGED_TYPE
 from kafka_meta_proto.messages import REGISTRY
-from kafka_meta_proto.messages._spark_schemas import SCHEMAS
+from kafka_meta_proto.messages.fetch_snapshot_request import FetchSnapshotRequest
+from kafka_meta_proto.pipeline.schemas import SPARK_TYPES, UNKNOWN_TAGGED_FIELDS, UNKNOWN_TAGGED_TYPE, spark_ddl
 
 from .jsonform import strip_nulls
 
@@ -62,7 +62,22 @@ def struct_columns(cls, flexible: bool) -> list[tuple[str, str]]:
 def test_every_field_of_every_version_with_its_type(name):
     cls = REGISTRY.message_class(name)
     flexible = cls.LOWEST_FLEXIBLE_VERSION is not None
-    assert columns(SCHEMAS[name]) == struct_columns(cls, flexible)
+    assert columns(spark_ddl(cls)) == struct_columns(cls, flexible)
+
+
+def test_a_message_as_ddl():
+    unknown = "ARRAY<STRUCT<`tag`: BIGINT, `data`: STRING>>"
+    snapshot_id = f"STRUCT<`endOffset`: BIGINT, `epoch`: INT, `_unknownTaggedFields`: {unknown}>"
+    partition = (
+        "STRUCT<`partition`: INT, `currentLeaderEpoch`: INT, "
+        f"`snapshotId`: {snapshot_id}, `position`: BIGINT, `replicaDirectoryId`: STRING, "
+        f"`_unknownTaggedFields`: {unknown}>"
+    )
+    topic = f"STRUCT<`name`: STRING, `partitions`: ARRAY<{partition}>, `_unknownTaggedFields`: {unknown}>"
+    assert spark_ddl(FetchSnapshotRequest) == (
+        f"`clusterId` STRING, `replicaId` INT, `maxBytes` INT, `topics` ARRAY<{topic}>, "
+        f"`_unknownTaggedFields` {unknown}"
+    )
 
 
 def test_the_type_mapping():
@@ -71,15 +86,19 @@ def test_the_type_mapping():
         "uint32": "BIGINT", "int64": "BIGINT", "float64": "DOUBLE", "string": "STRING", "uuid": "STRING",
         "bytes": "STRING", "records": "STRING",
     }  # fmt: skip
-    assert set(SCHEMAS) == set(REGISTRY.names())
 
 
-def test_the_generated_module_does_not_import_pyspark():
+def test_the_spark_schemas_import_neither_pyspark_nor_pyarrow():
     import subprocess
 
-    code = "import kafka_meta_proto.messages._spark_schemas, sys; print('pyspark' in sys.modules)"
+    code = (
+        "import sys; from kafka_meta_proto.messages import REGISTRY;"
+        "from kafka_meta_proto.pipeline.schemas import spark_ddl;"
+        "spark_ddl(REGISTRY.message_class('TopicRecord'));"
+        "print('pyspark' in sys.modules, 'pyarrow' in sys.modules)"
+    )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert run.stdout.strip() == "False"
+    assert run.stdout.strip() == "False False"
 
 
 def _same(a, b) -> bool:
@@ -103,7 +122,7 @@ def _read_back_problems(spark, examples) -> list[str]:
     frame = spark.createDataFrame(rows, "name STRING, version INT, payload STRING")
     names = sorted({name for name, _, _ in examples})
     parsed = [
-        F.when(F.col("name") == name, F.from_json("payload", SCHEMAS[name], {"mode": "FAILFAST"})).alias(name)
+        F.when(F.col("name") == name, F.from_json("payload", spark_ddl(REGISTRY.message_class(name)), {"mode": "FAILFAST"})).alias(name)
         for name in names
     ]
     problems = []

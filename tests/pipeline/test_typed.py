@@ -1,7 +1,7 @@
 """The typed tables, built by the workers from the decoded records (typed.py): for random records
 of every metadata record type and every version (full integer ranges, any text, bytes, nulls,
 unknown tagged fields), written into a log and through the workers' writing, each typed row holds
-exactly its record's JSON form, with the generated Arrow schema; and the schemas say what the
+exactly its record's JSON form, with the derived Arrow schema; and the schemas say what the
 docs promise (snake_case columns, the Spark schemas' types)."""
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ import pytest
 
 from kafka_meta_proto import kraft
 from kafka_meta_proto.messages import REGISTRY
-from kafka_meta_proto.messages._arrow_schemas import SCHEMAS as ARROW_SCHEMAS
-from kafka_meta_proto.messages._spark_schemas import SCHEMAS as SPARK_SCHEMAS
 from kafka_meta_proto.pipeline import sink
 from kafka_meta_proto.pipeline.inputs import discover
+from kafka_meta_proto.pipeline.schemas import arrow_schema, spark_ddl
 from kafka_meta_proto.pipeline.job import task_units
 from kafka_meta_proto.pipeline.tables import typed_schema
 from kafka_meta_proto.pipeline.typed import json_form
@@ -52,8 +51,8 @@ def test_arrow_schemas_have_the_spark_schemas_types(name):
     """Every message: the same fields in the same order with the same types as the Spark schema;
     named as the class's attributes (the Spark schema keeps the JSON names, to read payloads)."""
     cls = REGISTRY.message_class(name)
-    arrow = ARROW_SCHEMAS[name]
-    spark = columns(SPARK_SCHEMAS[name])
+    arrow = arrow_schema(cls)
+    spark = columns(spark_ddl(cls))
     want_names = [f.name for f in cls._FIELDS] + (["unknown_tagged_fields"] if cls.LOWEST_FLEXIBLE_VERSION is not None else [])
     assert arrow.names == want_names
     assert [_json_named(spark_type(f.type)) for f in arrow] == [_json_named(t) for _, t in spark]

@@ -10,7 +10,7 @@ as they decode (sink.py) except ``files`` and ``violations``:
   ..., ``leader_change``, ``snapshot_header``): the record's position columns and
   ``record_version``, then one column per field of the message (every field of every version,
   named as the generated class's attributes: ``topic_id``, ``partition_id``), typed by the Arrow
-  schema ``python -m codegen`` generates (``kafka_meta_proto.messages._arrow_schemas``);
+  schema derived from the class's field table (``pipeline/schemas.py``);
 - ``batches``: every batch header, ``crc_ok`` false for a batch quarantined for its CRC;
 - ``quarantine``: what could not be read (see decode.py), with the records it held;
 - ``files``: per file, records read, written and reported;
@@ -22,7 +22,6 @@ Every column is snake_case; ``timestamp`` is a Parquet TIMESTAMP (milliseconds, 
 from __future__ import annotations
 
 import functools
-import importlib
 
 import pyarrow as pa
 
@@ -30,6 +29,7 @@ from .. import kraft, registries
 from ..log.control import CONTROL_MESSAGES, CONTROL_TYPE_NAMES, MARKERS
 from ..messages import REGISTRY
 from .columns import ARROW_SCHEMA, Column
+from .schemas import arrow_schema
 
 C = Column
 # Parquet TIMESTAMP (milliseconds, adjusted to UTC): what Kafka's record timestamps are. Spark
@@ -110,13 +110,11 @@ def message_class(type_name: str):
 
 
 def message_schema(type_name: str) -> pa.Schema:
-    """The Arrow schema of a record type's message fields (generated from its schema, in the
-    ``_arrow_schemas`` module of the package that holds its class)."""
+    """The Arrow schema of a record type's message fields (derived from its class's field table)."""
     cls = message_class(type_name)
     if cls is None:
         return MARKER_SCHEMA
-    package = cls.__module__.rpartition(".")[0]
-    return importlib.import_module(f"{package}._arrow_schemas").SCHEMAS[cls.NAME]
+    return arrow_schema(cls)
 
 
 def typed_schema(type_name: str) -> pa.Schema:

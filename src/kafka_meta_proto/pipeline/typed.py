@@ -5,7 +5,7 @@ table's payload is the text of). The dicts' values are taken column by column (i
 compiled codec) and Arrow converts each column, with nested structs named as in the JSON form;
 the typed tables name their columns as the generated classes' attributes (snake_case), so a
 nested column is then viewed under those names (the same buffers, no copy). Types come from the
-generated Arrow schemas (``messages/_arrow_schemas.py``): a value that does not fit its column
+Arrow schemas derived from the classes' field tables (``schemas.py``): a value that does not fit its column
 stops the worker with an error instead of becoming a null.
 """
 
