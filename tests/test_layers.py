@@ -41,7 +41,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             f"{PACKAGE}.{name}"
             for name in (
                 "message", "wire", "uuid", "errors", "registry", "registries", "codec",
-                "_codec", "enums", "error_codes", "schema_info", "json_plan", "_json", "_check",
+                "_codec", "enums", "error_codes", "schema_info", "json_plan", "layouts", "_json", "_check",
                 "_strenum", "extras",
             )
         ),  # fmt: skip
@@ -53,10 +53,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("log", (f"{PACKAGE}.log",)),
     (
         "KRaft domain",
-        tuple(
-            f"{PACKAGE}.{name}"
-            for name in ("kraft", "kraft_rules", "image", "image_text", "coordinator_records")
-        ),
+        (f"{PACKAGE}.kraft",),
     ),
     # The generator (codegen/, installed as kafka_meta_proto.codegen) imports runtime constants
     # and the registry type; the simulator writes metadata logs; strategies are hypothesis
@@ -219,5 +216,6 @@ def test_the_rule_catches_an_import_upwards(tmp_path):
     ]
     # A prefix covers a module and a package of that name, not a longer name beside it.
     assert layer_of(f"{PACKAGE}.kraft") == layer_of(f"{PACKAGE}.kraft.image")
-    assert layer_of(f"{PACKAGE}.kraft_rules")[1] == "KRaft domain"
+    assert layer_of(f"{PACKAGE}.kraft.rules")[1] == "KRaft domain"
+    assert layer_of(f"{PACKAGE}.kraftwork") is None
     assert layer_of(f"{PACKAGE}.toolsmith") is None
