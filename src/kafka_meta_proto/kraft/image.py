@@ -62,6 +62,15 @@ from .brokers import (
 )
 from .records import MetadataRecord, decode_record_value
 from .rules import FENCE, FENCING_UNCHANGED, UNFENCE, fenced_after
+from .topics import (
+    ADD_PARTITION,
+    CHANGE_PARTITION,
+    LIVE,
+    NEVER_CREATED,
+    REMOVE,
+    UNKNOWN_PARTITION,
+    topic_problem,
+)
 
 # The parts are importable from here, where the image's users have always found them.
 from .image_parts import (
@@ -440,33 +449,35 @@ class MetadataImage:
 
     # topics and partitions
 
-    def _topic_by_id(self, topic_id: Uuid, action: str) -> Topic:
+    def _topic_for(self, topic_id: Uuid, op: str, action: str, partition_id: int = -1) -> Topic:
+        """The topic a topic or partition record names (kraft.topics); one Kafka refuses raises."""
         topic = self.topics.get(topic_id)
-        if topic is None:
+        has_partition = topic is not None and partition_id in topic.partitions
+        problem = topic_problem(NEVER_CREATED if topic is None else LIVE, op, has_partition)
+        if problem is not None and topic is None:  # never created, or removed and forgotten
             raise ReplayError(f"cannot {action}: no topic has id {topic_id}")
+        assert topic is not None
+        if problem == UNKNOWN_PARTITION:
+            raise ReplayError(f"cannot {action} of topic {topic.name}: it does not exist")
         return topic
 
     def _on_TopicRecord(self, r: TopicRecord) -> None:
         self.topics[r.topic_id] = Topic(r.name, r.topic_id)
 
     def _on_RemoveTopicRecord(self, r: RemoveTopicRecord) -> None:
-        topic = self._topic_by_id(r.topic_id, "remove topic")
+        topic = self._topic_for(r.topic_id, REMOVE, "remove topic")
         del self.topics[r.topic_id]
         self.configs.pop((TOPIC_RESOURCE, topic.name), None)
         self.diskless.pop(r.topic_id, None)
 
     def _on_PartitionRecord(self, r: PartitionRecord) -> None:
-        topic = self._topic_by_id(r.topic_id, f"add partition {r.partition_id}")
+        topic = self._topic_for(r.topic_id, ADD_PARTITION, f"add partition {r.partition_id}")
         topic.partitions[r.partition_id] = PartitionRegistration.from_record(r)
 
     def _on_PartitionChangeRecord(self, r: PartitionChangeRecord) -> None:
-        topic = self._topic_by_id(r.topic_id, f"change partition {r.partition_id}")
-        partition = topic.partitions.get(r.partition_id)
-        if partition is None:
-            raise ReplayError(
-                f"cannot change partition {r.partition_id} of topic {topic.name}: it does not exist"
-            )
-        topic.partitions[r.partition_id] = partition.merge(r)
+        action = f"change partition {r.partition_id}"
+        topic = self._topic_for(r.topic_id, CHANGE_PARTITION, action, r.partition_id)
+        topic.partitions[r.partition_id] = topic.partitions[r.partition_id].merge(r)
 
     def _on_ClearElrRecord(self, r: ClearElrRecord) -> None:
         # Empty the eligible and last-known-eligible leader replicas of one topic's partitions, or
