@@ -45,7 +45,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Union
 
 from .. import registries
@@ -54,7 +53,7 @@ from ..messages import REGISTRY
 from ..registries import RegistryLike
 from ..uuid import Uuid
 from . import image_brokers, image_files, image_settings, image_topics, image_transactions
-from .records import MetadataRecord, decode_record_value
+from .records import MetadataRecord
 
 # The parts are importable from here, where the image's users have always found them.
 from .image_parts import (
@@ -82,8 +81,6 @@ from .image_parts import (
 
 if TYPE_CHECKING:
     from ..log.batch import RecordBatch
-    from ..log.header import BatchHeader
-    from ..log.records import Record
 
 MAX_PROBLEMS_KEPT = 1000  # a lenient image's problems kept; the rest are counted in the last line
 # What the image applies: a message, or a record value decoded by ``kraft.records``.
@@ -193,68 +190,11 @@ class MetadataImage:
 
     def replay_segment(self, path: str | os.PathLike[str], *, min_offset: int = 0) -> MetadataImage:
         """Apply the metadata records of a ``*.log`` segment whose offset is at least ``min_offset``."""
-        # Each batch's records are read one at a time: memory does not grow with a batch's
-        # record count. A truncated tail ends the segment (as SegmentReader); other damage
-        # raises, or for a lenient image is noted and skipped, as dump-log goes on past it.
-        from ..log.errors import LogFormatError, TruncatedBatchError
-        from ..log.scanning import Damage, scan
-        from ..log.source import MappedFile
-
-        path = Path(path)
-        registry = self._registry_for(path)
-        with MappedFile(path) as source:
-            for item in scan(source):
-                if isinstance(item, Damage):
-                    if isinstance(item.error, TruncatedBatchError):
-                        break
-                    if self.strict:
-                        item.error.file = path
-                        raise item.error
-                    self._problem(f"{item.kind} in {path} at byte {item.position} ({item.length} bytes): "
-                                  f"{item.detail}", None, None)  # fmt: skip
-                    continue
-                header = item.header
-                if header.is_control or header.last_offset < min_offset:
-                    continue
-                try:
-                    self._replay_records(header, item.records(), min_offset, registry)
-                except LogFormatError as exc:
-                    exc.file = path
-                    if exc.position is None:
-                        exc.position = exc.offset = item.position
-                    if self.strict:
-                        raise
-                    self._problem(
-                        f"malformed batch in {path} at byte {item.position}: {exc}", None, None
-                    )
-                    continue
-                self.timestamp = header.max_timestamp
-        return self
+        return image_files.replay_segment(self, path, min_offset)
 
     def _registry_for(self, path: str | os.PathLike[str]) -> RegistryLike:
         """The registry to read a file with: the image's, else the one the file's marker names."""
         return self.registry or registries.for_path(path) or REGISTRY
-
-    def _replay_records(
-        self,
-        batch: BatchHeader | RecordBatch,
-        records: Iterable[Record],
-        min_offset: int,
-        registry: RegistryLike,
-    ) -> None:
-        base_offset, epoch = batch.base_offset, batch.partition_leader_epoch
-        for record in records:
-            offset = base_offset + record.offset_delta
-            if offset < min_offset:
-                continue
-            try:
-                if record.value is None:  # the problem bytes(None) in decode_record_value gave
-                    raise TypeError("cannot convert 'NoneType' object to bytes")
-                decoded = decode_record_value(record.value, registry)
-            except Exception as exc:
-                self._problem(f"undecodable record: {exc}", offset, None)
-                continue
-            self.apply(decoded, offset=offset, epoch=epoch)
 
     def replay_batches(
         self,
@@ -265,15 +205,9 @@ class MetadataImage:
     ) -> MetadataImage:
         """Apply the metadata records of record batches (control batches are skipped), read with
         ``registry`` (default: the image's, else Kafka's)."""
-        registry = registry or self.registry or REGISTRY
-        for batch in batches:
-            if isinstance(batch, tuple):  # (file position, batch) from a reader
-                batch = batch[1]
-            if batch.is_control or batch.last_offset < min_offset:
-                continue
-            self._replay_records(batch, batch.records, min_offset, registry)
-            self.timestamp = batch.max_timestamp
-        return self
+        return image_files.replay_batches(
+            self, batches, min_offset, registry or self.registry or REGISTRY
+        )
 
     def replay(
         self, records: Iterable[MetadataRecordLike | tuple[int, MetadataRecordLike]]
