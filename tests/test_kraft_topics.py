@@ -60,3 +60,14 @@ def test_a_change_or_mapping_needs_the_partition_and_an_addition_does_not():
 def test_the_ops_and_problems_are_distinct():
     assert len(set(ALL_OPS)) == len(ALL_OPS)
     assert len({UNKNOWN_TOPIC, REMOVED_TOPIC, UNKNOWN_PARTITION}) == 3
+
+
+def test_a_partition_change_keeps_or_replaces_the_leader_and_bumps_the_epochs():
+    from kafka_meta_proto.kraft.rules import NO_LEADER, NO_LEADER_CHANGE, leadership_after_change
+
+    # no leader named: the leader and its epoch stay, the partition epoch moves
+    assert leadership_after_change(3, 5, 9, NO_LEADER_CHANGE) == (3, 5, 10)
+    # naming a leader, even the same one or none, starts a new leader epoch
+    assert leadership_after_change(3, 5, 9, 3) == (3, 6, 10)
+    assert leadership_after_change(3, 5, 9, 4) == (4, 6, 10)
+    assert leadership_after_change(3, 5, 9, NO_LEADER) == (NO_LEADER, 6, 10)
