@@ -338,8 +338,8 @@ class MetadataReplay:
 
     def _topic_op(self, row, t: Topic, op: str) -> None:
         """Apply a partition record or RemoveTopicRecord to the topic id's life (kraft.topics);
-        naming an id that is not live is a finding. The audit does not judge a change's
-        partition: a partition of a live topic may come from a stretch of history it lacks."""
+        naming an id that is not live is a finding. A change's partition is not judged here:
+        the audit has no check for it (the image refuses a change of a partition it lacks)."""
         t.state, problem = apply_topic(t.state, op)
         if problem is None:
             return
