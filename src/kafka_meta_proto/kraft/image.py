@@ -26,6 +26,11 @@ metadata records one by one with the meaning Kafka's ``MetadataDelta`` gives the
   bracket a metadata transaction and ``AbortTransactionRecord`` rolls the image back to where the
   transaction began, as Kafka's metadata loader does.
 
+What each record does is written as a function of the image in ``image_brokers``,
+``image_topics``, ``image_settings`` and ``image_transactions`` (``HANDLERS`` maps a record's name
+to it); whether Kafka refuses a broker or topic record is the rule ``kraft.brokers`` /
+``kraft.topics`` states for the audit as well.
+
 Records that name something absent (a partition of an unknown topic, a fence for a broker epoch
 that is not the registered one...) are errors in Kafka. A strict image raises ``ReplayError``; a
 lenient one (``strict=False``) skips the record and notes the problem in ``problems``.
@@ -37,31 +42,18 @@ that batch's max timestamp.
 
 from __future__ import annotations
 
-import copy
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Callable, Union
 
 from .. import registries
 from ..message import Message
 from ..messages import REGISTRY
 from ..registries import RegistryLike
 from ..uuid import Uuid
-from . import image_files
-from .brokers import (
-    FENCE_BROKER,
-    NEVER_REGISTERED,
-    NOT_REGISTERED,
-    UNFENCE_BROKER,
-    WRONG_EPOCH,
-    BrokerState,
-    broker_problem,
-    op_of_change,
-)
-from .records import MetadataRecord, decode_record_value
-from .rules import FENCE, FENCING_UNCHANGED, UNFENCE, fenced_after
+from . import image_brokers, image_files, image_settings, image_topics, image_transactions
+from .records import MetadataRecord
 
 # The parts are importable from here, where the image's users have always found them.
 from .image_parts import (
@@ -89,42 +81,18 @@ from .image_parts import (
 
 if TYPE_CHECKING:
     from ..log.batch import RecordBatch
-    from ..log.header import BatchHeader
-    from ..log.records import Record
-    from ..diskless_messages.topic_partition_to_batch_coordinator_mapping import (
-        TopicPartitionToBatchCoordinatorMapping,
-    )
-    from ..messages.abort_transaction_record import AbortTransactionRecord
-    from ..messages.access_control_entry_record import AccessControlEntryRecord
-    from ..messages.begin_transaction_record import BeginTransactionRecord
-    from ..messages.broker_registration_change_record import BrokerRegistrationChangeRecord
-    from ..messages.clear_elr_record import ClearElrRecord
-    from ..messages.client_quota_record import ClientQuotaRecord
-    from ..messages.config_record import ConfigRecord
-    from ..messages.delegation_token_record import DelegationTokenRecord
-    from ..messages.end_transaction_record import EndTransactionRecord
-    from ..messages.feature_level_record import FeatureLevelRecord
-    from ..messages.fence_broker_record import FenceBrokerRecord
-    from ..messages.no_op_record import NoOpRecord
-    from ..messages.partition_change_record import PartitionChangeRecord
-    from ..messages.partition_record import PartitionRecord
-    from ..messages.producer_ids_record import ProducerIdsRecord
-    from ..messages.register_broker_record import RegisterBrokerRecord
-    from ..messages.register_controller_record import RegisterControllerRecord
-    from ..messages.remove_access_control_entry_record import RemoveAccessControlEntryRecord
-    from ..messages.remove_delegation_token_record import RemoveDelegationTokenRecord
-    from ..messages.remove_topic_record import RemoveTopicRecord
-    from ..messages.remove_user_scram_credential_record import RemoveUserScramCredentialRecord
-    from ..messages.topic_record import TopicRecord
-    from ..messages.unfence_broker_record import UnfenceBrokerRecord
-    from ..messages.unregister_broker_record import UnregisterBrokerRecord
-    from ..messages.unregister_controller_record import UnregisterControllerRecord
-    from ..messages.user_scram_credential_record import UserScramCredentialRecord
-    from ..messages.zk_migration_state_record import ZkMigrationStateRecord
 
 MAX_PROBLEMS_KEPT = 1000  # a lenient image's problems kept; the rest are counted in the last line
 # What the image applies: a message, or a record value decoded by ``kraft.records``.
 MetadataRecordLike = Union[Message, MetadataRecord]
+# What a record does to the image, by the record's name: the image_* modules' handlers.
+Handler = Callable[["MetadataImage", Any], None]
+HANDLERS: dict[str, Handler] = {
+    **image_brokers.HANDLERS,
+    **image_topics.HANDLERS,
+    **image_settings.HANDLERS,
+    **image_transactions.HANDLERS,
+}
 
 
 # --- the image ----------------------------------------------------------------------------
@@ -222,68 +190,11 @@ class MetadataImage:
 
     def replay_segment(self, path: str | os.PathLike[str], *, min_offset: int = 0) -> MetadataImage:
         """Apply the metadata records of a ``*.log`` segment whose offset is at least ``min_offset``."""
-        # Each batch's records are read one at a time: memory does not grow with a batch's
-        # record count. A truncated tail ends the segment (as SegmentReader); other damage
-        # raises, or for a lenient image is noted and skipped, as dump-log goes on past it.
-        from ..log.errors import LogFormatError, TruncatedBatchError
-        from ..log.scanning import Damage, scan
-        from ..log.source import MappedFile
-
-        path = Path(path)
-        registry = self._registry_for(path)
-        with MappedFile(path) as source:
-            for item in scan(source):
-                if isinstance(item, Damage):
-                    if isinstance(item.error, TruncatedBatchError):
-                        break
-                    if self.strict:
-                        item.error.file = path
-                        raise item.error
-                    self._problem(f"{item.kind} in {path} at byte {item.position} ({item.length} bytes): "
-                                  f"{item.detail}", None, None)  # fmt: skip
-                    continue
-                header = item.header
-                if header.is_control or header.last_offset < min_offset:
-                    continue
-                try:
-                    self._replay_records(header, item.records(), min_offset, registry)
-                except LogFormatError as exc:
-                    exc.file = path
-                    if exc.position is None:
-                        exc.position = exc.offset = item.position
-                    if self.strict:
-                        raise
-                    self._problem(
-                        f"malformed batch in {path} at byte {item.position}: {exc}", None, None
-                    )
-                    continue
-                self.timestamp = header.max_timestamp
-        return self
+        return image_files.replay_segment(self, path, min_offset)
 
     def _registry_for(self, path: str | os.PathLike[str]) -> RegistryLike:
         """The registry to read a file with: the image's, else the one the file's marker names."""
         return self.registry or registries.for_path(path) or REGISTRY
-
-    def _replay_records(
-        self,
-        batch: BatchHeader | RecordBatch,
-        records: Iterable[Record],
-        min_offset: int,
-        registry: RegistryLike,
-    ) -> None:
-        base_offset, epoch = batch.base_offset, batch.partition_leader_epoch
-        for record in records:
-            offset = base_offset + record.offset_delta
-            if offset < min_offset:
-                continue
-            try:
-                if record.value is None:  # the problem bytes(None) in decode_record_value gave
-                    raise TypeError("cannot convert 'NoneType' object to bytes")
-                decoded = decode_record_value(record.value, registry)
-            except Exception as exc:
-                self._problem(f"undecodable record: {exc}", offset, None)
-                continue
-            self.apply(decoded, offset=offset, epoch=epoch)
 
     def replay_batches(
         self,
@@ -294,15 +205,9 @@ class MetadataImage:
     ) -> MetadataImage:
         """Apply the metadata records of record batches (control batches are skipped), read with
         ``registry`` (default: the image's, else Kafka's)."""
-        registry = registry or self.registry or REGISTRY
-        for batch in batches:
-            if isinstance(batch, tuple):  # (file position, batch) from a reader
-                batch = batch[1]
-            if batch.is_control or batch.last_offset < min_offset:
-                continue
-            self._replay_records(batch, batch.records, min_offset, registry)
-            self.timestamp = batch.max_timestamp
-        return self
+        return image_files.replay_batches(
+            self, batches, min_offset, registry or self.registry or REGISTRY
+        )
 
     def replay(
         self, records: Iterable[MetadataRecordLike | tuple[int, MetadataRecordLike]]
@@ -324,11 +229,11 @@ class MetadataImage:
         """Apply one record (a message or a ``MetadataRecord``) at ``offset`` (default: next)."""
         message: Message = record.message if isinstance(record, MetadataRecord) else record
         offset = self.offset + 1 if offset is None else offset
-        handler = getattr(self, f"_on_{message.NAME}", None)
+        handler = HANDLERS.get(message.NAME)
         try:
             if handler is None:
                 raise ReplayError(f"no replay rule for {message.NAME}")
-            handler(message)
+            handler(self, message)
         except ValueError as exc:  # ReplayError from the rules, ValueError from malformed data
             self._problem(str(exc), offset, message.NAME)
         self.offset = offset
@@ -356,237 +261,3 @@ class MetadataImage:
         for f in fields(self):
             if f.name not in ("strict", "problems", "registry"):
                 setattr(self, f.name, getattr(fresh, f.name))
-
-    # brokers and controllers
-
-    def _on_RegisterBrokerRecord(self, r: RegisterBrokerRecord) -> None:
-        self.brokers[r.broker_id] = BrokerRegistration(
-            id=r.broker_id,
-            epoch=r.broker_epoch,
-            incarnation_id=r.incarnation_id,
-            listeners={
-                e.name: Endpoint(e.name, e.host, e.port, e.security_protocol) for e in r.end_points
-            },
-            supported_features={
-                f.name: FeatureRange(f.min_supported_version, f.max_supported_version)
-                for f in r.features
-            },
-            rack=r.rack,
-            fenced=r.fenced,
-            in_controlled_shutdown=r.in_controlled_shutdown,
-            is_migrating_zk_broker=r.is_migrating_zk_broker,
-            directories=list(r.log_dirs),
-            cordoned_directories=(
-                None if r.cordoned_log_dirs is None else list(r.cordoned_log_dirs)
-            ),
-        )
-
-    def _on_UnregisterBrokerRecord(self, r: UnregisterBrokerRecord) -> None:
-        self.brokers.pop(r.broker_id, None)
-
-    def _on_UnregisterControllerRecord(self, r: UnregisterControllerRecord) -> None:
-        # Kafka 4.4: a controller's registration ends; like a broker's, unknown ids are no error
-        self.controllers.pop(r.controller_id, None)
-
-    def _broker(self, broker_id: int, epoch: int, op: str, action: str) -> BrokerRegistration:
-        """The registration a broker record changes; a record Kafka refuses raises."""
-        broker = self.brokers.get(broker_id)
-        state = (
-            NEVER_REGISTERED if broker is None else BrokerState(True, broker.epoch, broker.fenced)
-        )
-        problem = broker_problem(state, op, epoch)
-        if problem == NOT_REGISTERED:
-            raise ReplayError(f"cannot {action} broker {broker_id}: it is not registered")
-        if problem == WRONG_EPOCH:
-            raise ReplayError(
-                f"cannot {action} broker {broker_id}: epoch {epoch} is not its registered epoch {state.epoch}"
-            )
-        assert broker is not None  # an absent broker is NOT_REGISTERED
-        return broker
-
-    def _on_FenceBrokerRecord(self, r: FenceBrokerRecord) -> None:
-        self._broker(r.id, r.epoch, FENCE_BROKER, "fence").fenced = True
-
-    def _on_UnfenceBrokerRecord(self, r: UnfenceBrokerRecord) -> None:
-        self._broker(r.id, r.epoch, UNFENCE_BROKER, "unfence").fenced = False
-
-    def _on_BrokerRegistrationChangeRecord(self, r: BrokerRegistrationChangeRecord) -> None:
-        broker = self._broker(r.broker_id, r.broker_epoch, op_of_change(r.fenced), "change")
-        if r.fenced not in (UNFENCE, FENCING_UNCHANGED, FENCE):
-            raise ReplayError(f"unknown Fenced value {r.fenced}")
-        if r.in_controlled_shutdown not in (0, 1):
-            raise ReplayError(f"unknown InControlledShutdown value {r.in_controlled_shutdown}")
-        broker.fenced = fenced_after(r.fenced, broker.fenced)
-        if r.in_controlled_shutdown == 1:
-            broker.in_controlled_shutdown = True
-        if r.log_dirs:
-            broker.directories = list(r.log_dirs)
-        if r.cordoned_log_dirs is not None:  # null (the default) leaves the cordoned set alone
-            broker.cordoned_directories = list(r.cordoned_log_dirs)
-
-    def _on_RegisterControllerRecord(self, r: RegisterControllerRecord) -> None:
-        self.controllers[r.controller_id] = ControllerRegistration(
-            id=r.controller_id,
-            incarnation_id=r.incarnation_id,
-            zk_migration_ready=r.zk_migration_ready,
-            listeners={
-                e.name: Endpoint(e.name, e.host, e.port, e.security_protocol) for e in r.end_points
-            },
-            supported_features={
-                f.name: FeatureRange(f.min_supported_version, f.max_supported_version)
-                for f in r.features
-            },
-        )
-
-    # topics and partitions
-
-    def _topic_by_id(self, topic_id: Uuid, action: str) -> Topic:
-        topic = self.topics.get(topic_id)
-        if topic is None:
-            raise ReplayError(f"cannot {action}: no topic has id {topic_id}")
-        return topic
-
-    def _on_TopicRecord(self, r: TopicRecord) -> None:
-        self.topics[r.topic_id] = Topic(r.name, r.topic_id)
-
-    def _on_RemoveTopicRecord(self, r: RemoveTopicRecord) -> None:
-        topic = self._topic_by_id(r.topic_id, "remove topic")
-        del self.topics[r.topic_id]
-        self.configs.pop((TOPIC_RESOURCE, topic.name), None)
-        self.diskless.pop(r.topic_id, None)
-
-    def _on_PartitionRecord(self, r: PartitionRecord) -> None:
-        topic = self._topic_by_id(r.topic_id, f"add partition {r.partition_id}")
-        topic.partitions[r.partition_id] = PartitionRegistration.from_record(r)
-
-    def _on_PartitionChangeRecord(self, r: PartitionChangeRecord) -> None:
-        topic = self._topic_by_id(r.topic_id, f"change partition {r.partition_id}")
-        partition = topic.partitions.get(r.partition_id)
-        if partition is None:
-            raise ReplayError(
-                f"cannot change partition {r.partition_id} of topic {topic.name}: it does not exist"
-            )
-        topic.partitions[r.partition_id] = partition.merge(r)
-
-    def _on_ClearElrRecord(self, r: ClearElrRecord) -> None:
-        # Empty the eligible and last-known-eligible leader replicas of one topic's partitions, or
-        # of every topic's when TopicName is empty (written when the ELR feature is turned off).
-        if r.topic_name:
-            topics = [t for t in self.topics.values() if t.name == r.topic_name]
-            if not topics:
-                raise ReplayError(
-                    f"cannot clear the ELRs of topic {r.topic_name}: it does not exist"
-                )
-        else:
-            topics = list(self.topics.values())
-        for topic in topics:
-            for partition in topic.partitions.values():
-                partition.elr = []
-                partition.last_known_elr = []
-
-    def _on_TopicPartitionToBatchCoordinatorMapping(
-        self, r: TopicPartitionToBatchCoordinatorMapping
-    ) -> None:
-        self.diskless.setdefault(r.topic_id, {})[
-            r.partition_index
-        ] = r.batch_coordinator_partition_index
-
-    # configs, features, producer ids
-
-    def _on_ConfigRecord(self, r: ConfigRecord) -> None:
-        key = (r.resource_type, r.resource_name)
-        if r.value is None:
-            configs = self.configs.get(key)
-            if configs is not None:
-                configs.pop(r.name, None)
-                if not configs:
-                    del self.configs[key]
-        else:
-            self.configs.setdefault(key, {})[r.name] = r.value
-
-    def _on_FeatureLevelRecord(self, r: FeatureLevelRecord) -> None:
-        if r.feature_level == 0:
-            self.features.pop(r.name, None)
-        else:
-            self.features[r.name] = r.feature_level
-
-    def _on_ZkMigrationStateRecord(self, r: ZkMigrationStateRecord) -> None:
-        self.zk_migration_state = r.zk_migration_state
-
-    def _on_ProducerIdsRecord(self, r: ProducerIdsRecord) -> None:
-        self.producer_ids = ProducerIds(r.next_producer_id, r.broker_id, r.broker_epoch)
-
-    # security and quotas
-
-    def _on_AccessControlEntryRecord(self, r: AccessControlEntryRecord) -> None:
-        self.acls[r.id] = Acl(r.id, r.resource_type, r.resource_name, r.pattern_type, r.principal, r.host,
-                              r.operation, r.permission_type)  # fmt: skip
-
-    def _on_RemoveAccessControlEntryRecord(self, r: RemoveAccessControlEntryRecord) -> None:
-        if self.acls.pop(r.id, None) is None:
-            raise ReplayError(f"cannot remove ACL {r.id}: no ACL has that id")
-
-    def _on_ClientQuotaRecord(self, r: ClientQuotaRecord) -> None:
-        entity = tuple(sorted((part.entity_type, part.entity_name) for part in r.entity))
-        if r.remove:
-            quotas = self.client_quotas.get(entity)
-            if quotas is not None:
-                quotas.pop(r.key, None)
-                if not quotas:
-                    del self.client_quotas[entity]
-        else:
-            self.client_quotas.setdefault(entity, {})[r.key] = r.value
-
-    def _on_UserScramCredentialRecord(self, r: UserScramCredentialRecord) -> None:
-        self.scram[(r.mechanism, r.name)] = ScramCredential(
-            r.name, r.mechanism, r.salt, r.stored_key, r.server_key, r.iterations
-        )
-
-    def _on_RemoveUserScramCredentialRecord(self, r: RemoveUserScramCredentialRecord) -> None:
-        self.scram.pop((r.mechanism, r.name), None)
-
-    def _on_DelegationTokenRecord(self, r: DelegationTokenRecord) -> None:
-        self.delegation_tokens[r.token_id] = DelegationToken(
-            r.token_id,
-            r.owner,
-            r.requester,
-            list(r.renewers),
-            r.issue_timestamp,
-            r.max_timestamp,
-            r.expiration_timestamp,
-        )
-
-    def _on_RemoveDelegationTokenRecord(self, r: RemoveDelegationTokenRecord) -> None:
-        self.delegation_tokens.pop(r.token_id, None)
-
-    # markers
-
-    def _on_NoOpRecord(self, r: NoOpRecord) -> None:
-        pass
-
-    _STATE = ("brokers", "controllers", "topics", "configs", "features", "zk_migration_state", "producer_ids",
-              "acls", "client_quotas", "scram", "delegation_tokens", "diskless")  # fmt: skip
-
-    def _on_BeginTransactionRecord(self, r: BeginTransactionRecord) -> None:
-        if self.transaction is not None:
-            raise ReplayError(
-                f"a metadata transaction begins inside transaction {self.transaction!r}"
-            )
-        self._before_transaction = copy.deepcopy(
-            {name: getattr(self, name) for name in self._STATE}
-        )
-        self.transaction = r.name or ""
-
-    def _on_EndTransactionRecord(self, r: EndTransactionRecord) -> None:
-        if self.transaction is None:
-            raise ReplayError("a metadata transaction ends outside any transaction")
-        self.transaction = self._before_transaction = None
-
-    def _on_AbortTransactionRecord(self, r: AbortTransactionRecord) -> None:
-        if self.transaction is None:
-            raise ReplayError("a metadata transaction is aborted outside any transaction")
-        before = self._before_transaction
-        assert before is not None  # set when the transaction began
-        for name, value in before.items():
-            setattr(self, name, value)
-        self.transaction = self._before_transaction = None

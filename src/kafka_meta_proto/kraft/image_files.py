@@ -1,16 +1,23 @@
 """Loading a metadata image from files: a snapshot, or a metadata log directory (its newest
 snapshot, then the segments after it). The image's ``load_snapshot`` and ``load_log_dir`` call
-these; ``MetadataImage.replay_segment`` reads one segment."""
+these; ``MetadataImage.replay_segment`` and ``replay_batches`` read records from a segment and from
+batches with the functions below."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..log.names import BOOTSTRAP_CHECKPOINT, METADATA_LOG_DIR, is_metadata_log_dir
+from .records import decode_record_value
 
 if TYPE_CHECKING:
+    from ..log.batch import RecordBatch
+    from ..log.header import BatchHeader
+    from ..log.records import Record
+    from ..registries import RegistryLike
     from .image import MetadataImage
 
 
@@ -70,4 +77,87 @@ def load_log_dir(image: MetadataImage, directory: str | os.PathLike[str]) -> Met
         if i + 1 < len(segments) and segments[i + 1].base_offset <= start:
             continue  # wholly inside the snapshot
         image.replay_segment(segment.path, min_offset=start)
+    return image
+
+
+def replay_segment(
+    image: MetadataImage, path: str | os.PathLike[str], min_offset: int
+) -> MetadataImage:
+    """Apply the metadata records of a ``*.log`` segment whose offset is at least ``min_offset``."""
+    # Each batch's records are read one at a time: memory does not grow with a batch's
+    # record count. A truncated tail ends the segment (as SegmentReader); other damage
+    # raises, or for a lenient image is noted and skipped, as dump-log goes on past it.
+    from ..log.errors import LogFormatError, TruncatedBatchError
+    from ..log.scanning import Damage, scan
+    from ..log.source import MappedFile
+
+    path = Path(path)
+    registry = image._registry_for(path)
+    with MappedFile(path) as source:
+        for item in scan(source):
+            if isinstance(item, Damage):
+                if isinstance(item.error, TruncatedBatchError):
+                    break
+                if image.strict:
+                    item.error.file = path
+                    raise item.error
+                image._problem(f"{item.kind} in {path} at byte {item.position} ({item.length} bytes): "
+                              f"{item.detail}", None, None)  # fmt: skip
+                continue
+            header = item.header
+            if header.is_control or header.last_offset < min_offset:
+                continue
+            try:
+                replay_records(image, header, item.records(), min_offset, registry)
+            except LogFormatError as exc:
+                exc.file = path
+                if exc.position is None:
+                    exc.position = exc.offset = item.position
+                if image.strict:
+                    raise
+                image._problem(
+                    f"malformed batch in {path} at byte {item.position}: {exc}", None, None
+                )
+                continue
+            image.timestamp = header.max_timestamp
+    return image
+
+
+def replay_records(
+    image: MetadataImage,
+    batch: BatchHeader | RecordBatch,
+    records: Iterable[Record],
+    min_offset: int,
+    registry: RegistryLike,
+) -> None:
+    """Apply a batch's records from ``min_offset`` on; an undecodable one is a problem."""
+    base_offset, epoch = batch.base_offset, batch.partition_leader_epoch
+    for record in records:
+        offset = base_offset + record.offset_delta
+        if offset < min_offset:
+            continue
+        try:
+            if record.value is None:  # the problem bytes(None) in decode_record_value gave
+                raise TypeError("cannot convert 'NoneType' object to bytes")
+            decoded = decode_record_value(record.value, registry)
+        except Exception as exc:
+            image._problem(f"undecodable record: {exc}", offset, None)
+            continue
+        image.apply(decoded, offset=offset, epoch=epoch)
+
+
+def replay_batches(
+    image: MetadataImage,
+    batches: Iterable[RecordBatch | tuple[int, RecordBatch]],
+    min_offset: int,
+    registry: RegistryLike,
+) -> MetadataImage:
+    """Apply the metadata records of record batches (control batches are skipped)."""
+    for batch in batches:
+        if isinstance(batch, tuple):  # (file position, batch) from a reader
+            batch = batch[1]
+        if batch.is_control or batch.last_offset < min_offset:
+            continue
+        replay_records(image, batch, batch.records, min_offset, registry)
+        image.timestamp = batch.max_timestamp
     return image

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..uuid import Uuid
-from .rules import CONFIG_TOPIC, NO_LEADER, NO_LEADER_CHANGE, epochs_after_change
+from .rules import CONFIG_TOPIC, NO_LEADER, leadership_after_change
 
 if TYPE_CHECKING:
     from ..messages.partition_change_record import PartitionChangeRecord
@@ -151,9 +151,8 @@ class PartitionRegistration:
             directories = list(self.directories)
         if not directories:
             directories = [DIRECTORY_MIGRATING] * len(replicas)
-        leader = self.leader if change.leader == NO_LEADER_CHANGE else change.leader
-        leader_epoch, partition_epoch = epochs_after_change(
-            self.leader_epoch, self.partition_epoch, change.leader
+        leader, leader_epoch, partition_epoch = leadership_after_change(
+            self.leader, self.leader_epoch, self.partition_epoch, change.leader
         )
         recovery = change.leader_recovery_state
         return PartitionRegistration(

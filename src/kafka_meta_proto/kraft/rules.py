@@ -21,6 +21,15 @@ def epochs_after_change(leader_epoch: int, partition_epoch: int, leader: int) ->
     return leader_epoch, partition_epoch + 1
 
 
+def leadership_after_change(
+    leader: int, leader_epoch: int, partition_epoch: int, named_leader: int
+) -> tuple[int, int, int]:
+    """A partition's (leader, leader epoch, partition epoch) after a PartitionChangeRecord whose
+    Leader is ``named_leader``: NO_LEADER_CHANGE keeps the leader, anything else replaces it."""
+    new_leader = leader if named_leader == NO_LEADER_CHANGE else named_leader
+    return (new_leader, *epochs_after_change(leader_epoch, partition_epoch, named_leader))
+
+
 # --- brokers -------------------------------------------------------------------------------------
 
 # BrokerRegistrationChangeRecord.Fenced

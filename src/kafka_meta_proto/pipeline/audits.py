@@ -48,6 +48,19 @@ from ..kraft.brokers import (
     op_of_change,
 )
 from ..kraft.rules import DISKLESS_CONFIG, DISKLESS_TOPIC, FENCE, PRODUCER_ID_BLOCK_SIZE
+from ..kraft.topics import (
+    ADD_PARTITION,
+    CHANGE_PARTITION,
+    CREATE,
+    LIVE,
+    MAP_PARTITION,
+    REMOVE,
+    REMOVED_TOPIC,
+    UNKNOWN_PARTITION,
+    UNKNOWN_TOPIC,
+    apply_topic,
+    topic_problem,
+)
 from ..log.control import CONTROL_TYPE_NAMES, SNAPSHOT_FOOTER, SNAPSHOT_HEADER
 from ..log.names import SEGMENT_NAME_REGEX
 from .columns import Issue
@@ -192,7 +205,7 @@ class Topic:
 
     def __init__(self):
         self.first_name = self.first_offset = None  # of the last TopicRecord with this id
-        self.state = None  # None: never created; "live"; "removed"
+        self.state = None  # the id's life (kraft.topics): NEVER_CREATED (None), LIVE or REMOVED
         self.removed_seq = None  # the last RemoveTopicRecord's seq
         self.name = self.created = self.created_ts = None  # the current life's TopicRecord
         # made when first needed, dropped when the topic is removed: a cluster may have used
@@ -316,51 +329,54 @@ class MetadataReplay:
                           f"(TopicRecord at offset {prev_offset}) is not removed")  # fmt: skip
         self.creations[name] = (topic_id, seq, offset)
         t.first_name, t.first_offset = name, offset
-        t.state, t.name, t.created, t.created_ts = "live", name, seq, timestamp
+        t.state, _ = apply_topic(t.state, CREATE)
+        t.name, t.created, t.created_ts = name, seq, timestamp
         t.last_partition = t.partitions = t.mapped = None  # what came before belongs to an earlier life
         self.flags[name] = ""  # a new topic starts without the setting
         if name == DISKLESS_TOPIC:
             self.coordinator_ids.add(topic_id)
 
-    def _reference(self, row, t: Topic) -> None:
-        """A partition record or RemoveTopicRecord naming a topic id that is not live."""
-        if t.state == "live":
+    def _topic_op(self, row, t: Topic, op: str) -> None:
+        """Apply a partition record or RemoveTopicRecord to the topic id's life (kraft.topics);
+        naming an id that is not live is a finding. A change's partition is not judged here:
+        the audit has no check for it (the image refuses a change of a partition it lacks)."""
+        t.state, problem = apply_topic(t.state, op)
+        if problem is None:
             return
         seq, kind, file, offset, topic_id = row[0], row[1], row[2], row[5], row[13]
         what = "RemoveTopicRecord" if kind == T.REMOVE_TOPIC else (
             f"{'PartitionRecord' if kind == T.PARTITION else 'PartitionChangeRecord'} for partition {_s(row[14])}"
         )  # fmt: skip
-        if t.state is None:
+        if problem == UNKNOWN_TOPIC:
             self.found.add(A.TOPIC_IDS, K.UNKNOWN_TOPIC_ID, file, offset, seq, f"topic id {topic_id}",
                            f"{what} of topic id {topic_id}, which no TopicRecord created")
-        elif t.state == "removed":
+        elif problem == REMOVED_TOPIC:
             self.found.add(A.TOPIC_IDS, K.REMOVED_TOPIC_ID, file, offset, seq, f"topic id {topic_id}",
                            f"{what} of topic id {topic_id}, which was removed")
 
     def remove_topic(self, row) -> None:
         t = self.topic(row[13])
-        self._reference(row, t)
-        t.state, t.removed_seq = "removed", row[0]
+        self._topic_op(row, t, REMOVE)
+        t.removed_seq = row[0]
         t.name = t.created = t.created_ts = None
         t.last_partition = t.partitions = t.mapped = None
 
     def partition(self, row) -> None:
         seq, partition = row[0], row[14]
         t = self.topic(row[13])
-        self._reference(row, t)
+        self._topic_op(row, t, ADD_PARTITION)
         if t.last_partition is None:
             t.last_partition = {}
         t.last_partition[partition] = seq
         if t.max_partition is None or (partition is not None and partition > t.max_partition):
             t.max_partition = partition
-        if t.state == "live":
+        if t.state == LIVE:
             if t.partitions is None:
                 t.partitions = {}
             t.partitions.setdefault(partition, []).append((row[2], row[5], seq))
 
     def partition_change(self, row) -> None:
-        t = self.topics.get(row[13])
-        self._reference(row, t if t is not None else self.topic(row[13]))
+        self._topic_op(row, self.topic(row[13]), CHANGE_PARTITION)
 
     # diskless
 
@@ -374,17 +390,19 @@ class MetadataReplay:
         t = self.topic(topic_id)
         found = self.found
         subject = f"topic id {topic_id} partition {_s(partition)}"
-        if t.state is None:
+        has_partition = t.last_partition is not None and t.last_partition.get(partition) is not None
+        problem = topic_problem(t.state, MAP_PARTITION, has_partition)
+        if problem == UNKNOWN_TOPIC:
             detail = f"topic id {topic_id} was never created"
-        elif t.state == "removed":
+        elif problem == REMOVED_TOPIC:
             detail = f"topic id {topic_id} was removed"
-        elif t.last_partition is None or t.last_partition.get(partition) is None:
+        elif problem == UNKNOWN_PARTITION:
             detail = f"topic '{_s(t.name)}' has no partition {_s(partition)}"
         else:
             detail = None
         if detail is not None:
             found.add(A.DISKLESS, K.MAPPING_OF_UNKNOWN_PARTITION, file, offset, seq, subject, detail)
-        if t.state == "live":
+        if t.state == LIVE:
             if self.flags.get(t.name, "") != "true":
                 found.add(A.DISKLESS, K.MAPPING_OF_NON_DISKLESS_TOPIC, file, offset, seq, subject,
                           f"topic '{_s(t.name)}' is not diskless ({DISKLESS_CONFIG} is not true)")
@@ -424,7 +442,7 @@ class MetadataReplay:
         if end_ts is None:
             return
         for topic_id, t in self.topics.items():
-            if t.state != "live" or self.flags.get(t.name) != "true" or not t.created_ts < end_ts - UNMAPPED_GRACE_MS:
+            if t.state != LIVE or self.flags.get(t.name) != "true" or not t.created_ts < end_ts - UNMAPPED_GRACE_MS:
                 continue
             for partition, records in (t.partitions or {}).items():
                 if t.mapped is not None and partition in t.mapped:

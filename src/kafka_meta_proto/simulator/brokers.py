@@ -10,7 +10,6 @@ from ..kraft.rules import (
     FENCE,
     PRODUCER_ID_BLOCK_SIZE,
     UNFENCE,
-    epochs_after_change,
     producer_id_block,
 )
 from .config import SESSION_TIMEOUT_MS
@@ -25,7 +24,7 @@ from .model import (
 from .faults import due, fault_entry
 from .image_records import register_broker_record
 from .log_output import pcr, write_batch
-from .partitions import apply_changes, leave_partitions
+from .partitions import apply_change, apply_changes, leave_partitions
 from .state import up_brokers
 
 if TYPE_CHECKING:
@@ -81,10 +80,7 @@ def unfence(sim: Cluster, broker: Broker) -> None:
     write_batch(sim, messages)
     broker.fenced = False
     for topic, index, p in changes:
-        p.leader = broker.id
-        p.leader_epoch, p.partition_epoch = epochs_after_change(
-            p.leader_epoch, p.partition_epoch, broker.id
-        )
+        apply_change(p, None, broker.id)
     # the leaders of its partitions add it back to their ISRs once it has caught up
     sim.schedule(sim.rng.randint(1000, 8000), lambda: expand_isrs(sim, broker))
 
@@ -105,8 +101,7 @@ def expand_isrs(sim: Cluster, broker: Broker) -> None:
         write_batch(sim, [pcr(sim, topic, index, isr=[r for r in p.replicas if r in p.isr or r == broker.id])
                           for topic, index, p in items])  # fmt: skip
         for topic, index, p in items:
-            p.isr = [r for r in p.replicas if r in p.isr or r == broker.id]
-            p.partition_epoch += 1
+            apply_change(p, [r for r in p.replicas if r in p.isr or r == broker.id])
         sim.now += sim.rng.randint(1, 40)
 
 

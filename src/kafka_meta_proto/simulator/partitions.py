@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..kraft.rules import NO_LEADER, NO_LEADER_CHANGE, epochs_after_change
+from ..kraft.rules import NO_LEADER, NO_LEADER_CHANGE, leadership_after_change
 from .model import Broker
 from .log_output import pcr, write_batch
 from .state import eligible
@@ -42,16 +42,19 @@ def leave_partitions(
     return messages, updates
 
 
+def apply_change(p: Partition, isr: list[int] | None, leader: int = NO_LEADER_CHANGE) -> None:
+    """What a PartitionChangeRecord with this ISR (None: unchanged) and Leader does to ``p``, by
+    the rule the image applies too (kraft.rules.leadership_after_change)."""
+    if isr is not None:
+        p.isr = isr
+    p.leader, p.leader_epoch, p.partition_epoch = leadership_after_change(
+        p.leader, p.leader_epoch, p.partition_epoch, leader
+    )
+
+
 def apply_changes(updates: list[tuple[Partition, Change]]) -> None:
     for p, change in updates:
-        if "isr" in change:
-            p.isr = change["isr"]
-        leader = change.get("leader", NO_LEADER_CHANGE)
-        if leader != NO_LEADER_CHANGE:
-            p.leader = leader
-        p.leader_epoch, p.partition_epoch = epochs_after_change(
-            p.leader_epoch, p.partition_epoch, leader
-        )
+        apply_change(p, change.get("isr"), change.get("leader", NO_LEADER_CHANGE))
 
 
 def _random_partitions(sim: Cluster, k: int) -> list[PartitionRef]:
