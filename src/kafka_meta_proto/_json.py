@@ -8,6 +8,7 @@ import base64
 import binascii
 import builtins
 from collections.abc import Callable
+from functools import partial
 from typing import Any, TypeVar
 
 from . import json_plan
@@ -116,7 +117,9 @@ def uuid(v: object, path: str) -> Uuid:
 
 def array(v: object, path: str, element: Callable[[Any, str], _T]) -> list[_T]:
     if not isinstance(v, list):
-        raise error(path, NOT_NULLABLE if v is None else f"an array is expected, got {type(v).__name__}")
+        raise error(
+            path, NOT_NULLABLE if v is None else f"an array is expected, got {type(v).__name__}"
+        )
     return [element(e, f"{path}[{i}]") for i, e in enumerate(v)]
 
 
@@ -208,8 +211,14 @@ def from_json_plan(cls: Any, version: int, flexible: builtins.bool) -> _FromPlan
         mandatory = info.present(version) and not (flexible and info.is_tagged(version))
         null_ok = info.is_nullable(version) or getattr(fresh, info.name) is None
         child = from_json_plan(info.struct, version, flexible) if info.struct is not None else None
-        convert = None if child is not None else globals()[_CONVERTERS.get(info.element_type, info.element_type)]
-        fields.append((info.json_name, info.name, convert, mandatory, null_ok, child, info.is_array))
+        convert = (
+            None
+            if child is not None
+            else globals()[_CONVERTERS.get(info.element_type, info.element_type)]
+        )
+        fields.append(
+            (info.json_name, info.name, convert, mandatory, null_ok, child, info.is_array)
+        )
     return cls, tuple(fields)
 
 
@@ -224,10 +233,17 @@ def from_json(cls: Any) -> Callable[[Any, int, str], Any]:
         plan = _FROM_PLANS.get((cls, version))
         if plan is None:
             low = cls.LOWEST_FLEXIBLE_VERSION
-            plan = _FROM_PLANS[(cls, version)] = from_json_plan(cls, version, low is not None and version >= low)
+            plan = _FROM_PLANS[(cls, version)] = from_json_plan(
+                cls, version, low is not None and version >= low
+            )
         return _read(plan, d, path)
 
     return read
+
+
+def _read_element(plan: _FromPlan, d: Any, path: str) -> Any:
+    """One struct of an array: its path goes on with a dot (``topics[2].name``)."""
+    return _read(plan, d, path + ".")
 
 
 def _read(plan: _FromPlan, d: Any, path: str) -> Any:
@@ -245,7 +261,7 @@ def _read(plan: _FromPlan, d: Any, path: str) -> Any:
         elif child is None:
             value = array(v, path + key, convert) if is_array else convert(v, path + key)
         elif is_array:
-            value = array(v, path + key, lambda e, p, child=child: _read(child, e, p + "."))
+            value = array(v, path + key, partial(_read_element, child))
         else:
             value = _read(child, v, path + key + ".")
         setattr(o, attr, value)

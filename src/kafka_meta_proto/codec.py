@@ -15,6 +15,7 @@ import importlib
 import inspect
 import json
 import os
+from collections.abc import Mapping
 from typing import Any
 
 PURE_PYTHON_ENV = "KAFKA_META_PROTO_PURE_PYTHON"
@@ -77,7 +78,7 @@ def message_methods(uuid_class: type, message_class: type) -> tuple[Any, Any] | 
     return methods
 
 
-def install(cls: Any, programs: dict[int, tuple[Any, ...]]) -> None:
+def install(cls: Any, programs: Mapping[int, tuple[Any, ...]]) -> None:
     """Give the message class its compiled layouts, one per version (called by generated
     modules; does nothing under pure Python). Each is also the version's reader, falling back on
     the Python reader it replaces; ``cls.decode`` becomes a compiled decode holding them, which

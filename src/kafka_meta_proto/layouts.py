@@ -69,8 +69,9 @@ def _default(value: Any) -> Any:
 def _compact(info: FieldInfo, version: int, flexible: bool, tagged: bool) -> bool:
     if tagged:
         return True
-    if info.flexible is not None:  # a field's own flexible versions; () for none
-        return bool(info.flexible) and info.flexible[0] <= version <= info.flexible[1]
+    own = info.flexible  # a field's own flexible versions; () for none
+    if own is not None:
+        return len(own) == 2 and own[0] <= version <= own[1]
     return flexible
 
 

@@ -7,7 +7,7 @@ The generated code inlines the common one-byte cases; these functions are the sl
 from __future__ import annotations
 
 import struct
-from typing import Any, Literal, overload
+from typing import Any, Literal, TypeVar, overload
 
 from .errors import DecodeError, EncodeError
 from .uuid import Uuid
@@ -478,7 +478,10 @@ def read_uuid_array(
     return uuid_list(buf, pos, n), pos + 16 * n
 
 
-def in_element(e: DecodeError, index: int) -> DecodeError:
+_E = TypeVar("_E", bound=BaseException)
+
+
+def in_element(e: _E, index: int) -> _E:
     """Note which element of an array of structs a list reader was reading when e arose; the
     reader of the struct holding the array puts it in the path (``topics[3].name``)."""
     e.__dict__["_element"] = index

@@ -4,7 +4,8 @@ Kafka refuses a broker record is ``kraft.brokers``' rule, shared with the audit.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from .brokers import (
     FENCE_BROKER,
@@ -36,18 +37,25 @@ if TYPE_CHECKING:
     from .image import Handler, MetadataImage
 
 
+def _listeners(end_points: Iterable[Any]) -> dict[str, Endpoint]:
+    """A registration's listeners by name (brokers and controllers list them alike)."""
+    return {e.name: Endpoint(e.name, e.host, e.port, e.security_protocol) for e in end_points}
+
+
+def _features(features: Iterable[Any]) -> dict[str, FeatureRange]:
+    """A registration's supported feature ranges by feature name."""
+    return {
+        f.name: FeatureRange(f.min_supported_version, f.max_supported_version) for f in features
+    }
+
+
 def register_broker_record(image: MetadataImage, r: RegisterBrokerRecord) -> None:
     image.brokers[r.broker_id] = BrokerRegistration(
         id=r.broker_id,
         epoch=r.broker_epoch,
         incarnation_id=r.incarnation_id,
-        listeners={
-            e.name: Endpoint(e.name, e.host, e.port, e.security_protocol) for e in r.end_points
-        },
-        supported_features={
-            f.name: FeatureRange(f.min_supported_version, f.max_supported_version)
-            for f in r.features
-        },
+        listeners=_listeners(r.end_points),
+        supported_features=_features(r.features),
         rack=r.rack,
         fenced=r.fenced,
         in_controlled_shutdown=r.in_controlled_shutdown,
@@ -113,13 +121,8 @@ def register_controller_record(image: MetadataImage, r: RegisterControllerRecord
         id=r.controller_id,
         incarnation_id=r.incarnation_id,
         zk_migration_ready=r.zk_migration_ready,
-        listeners={
-            e.name: Endpoint(e.name, e.host, e.port, e.security_protocol) for e in r.end_points
-        },
-        supported_features={
-            f.name: FeatureRange(f.min_supported_version, f.max_supported_version)
-            for f in r.features
-        },
+        listeners=_listeners(r.end_points),
+        supported_features=_features(r.features),
     )
 
 
