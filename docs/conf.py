@@ -46,13 +46,15 @@ nitpick_ignore_regex = [
     (r"py:.*", r"kafka_meta_proto(\.\w+)*\._\w+"),
 ]
 
-# Type aliases (log.source.Buffer, registries.RegistryLike, tools.shell_layout.Tree) and a class imported for type checkers
+# Type aliases (log.source.Buffer, log.control.MessageClassOf, registries.RegistryLike,
+# tools.shell_layout.Tree) and a class imported for type checkers
 # only (kraft.rules' PartitionChangeRecord) appear in signatures under their bare names, which are
 # no documented object: shown as plain names.
 nitpick_ignore = [
     ("py:class", "Buffer"),
     ("py:class", "RegistryLike"),
     ("py:class", "Tree"),
+    ("py:class", "MessageClassOf"),
     ("py:class", "PartitionChangeRecord"),
 ]
 
