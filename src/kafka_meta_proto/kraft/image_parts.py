@@ -5,7 +5,7 @@ plain data, with the reserved values their fields use. ``image`` builds them by 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..uuid import Uuid
 from .rules import CONFIG_TOPIC, NO_LEADER, leadership_after_change
@@ -36,6 +36,11 @@ TOPIC_RESOURCE = CONFIG_TOPIC
 ZK_MIGRATION_STATES = {0: "NONE", 1: "MIGRATION", 2: "PRE_MIGRATION", 3: "POST_MIGRATION"}
 
 METADATA_VERSION = "metadata.version"
+
+
+def _replaced(current: list[int], change: Any) -> list[int]:
+    """A replica list after a PartitionChangeRecord: null in the record keeps the current one."""
+    return current if change is None else list(change)
 
 
 class ReplayError(ValueError):
@@ -164,27 +169,11 @@ class PartitionRegistration:
             leader_recovery_state=(
                 self.leader_recovery_state if recovery == LEADER_RECOVERY_NO_CHANGE else recovery
             ),
-            removing_replicas=(
-                self.removing_replicas
-                if change.removing_replicas is None
-                else list(change.removing_replicas)
-            ),
-            adding_replicas=(
-                self.adding_replicas
-                if change.adding_replicas is None
-                else list(change.adding_replicas)
-            ),
+            removing_replicas=_replaced(self.removing_replicas, change.removing_replicas),
+            adding_replicas=_replaced(self.adding_replicas, change.adding_replicas),
             directories=directories,
-            elr=(
-                self.elr
-                if change.eligible_leader_replicas is None
-                else list(change.eligible_leader_replicas)
-            ),
-            last_known_elr=(
-                self.last_known_elr
-                if change.last_known_elr is None
-                else list(change.last_known_elr)
-            ),
+            elr=_replaced(self.elr, change.eligible_leader_replicas),
+            last_known_elr=_replaced(self.last_known_elr, change.last_known_elr),
         )
 
 
