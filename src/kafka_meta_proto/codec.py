@@ -12,7 +12,6 @@ the message codec and the other C extensions alike (compiled_module).
 from __future__ import annotations
 
 import importlib
-import inspect
 import json
 import os
 from collections.abc import Mapping
@@ -95,6 +94,8 @@ def install(cls: Any, programs: Mapping[int, tuple[Any, ...]]) -> None:
         readers[version] = layout
     global _DECODE_SIGNATURE
     if _DECODE_SIGNATURE is None:  # Message.decode's, which every compiled decode shares
+        import inspect  # here, not at the top: the package's import stays light (a class's first use loads it anyway)
+
         _DECODE_SIGNATURE = inspect.signature(cls.decode)
     cls._READERS = readers
     cls._LAYOUTS = readers  # the same objects: compiled layouts, callable as readers
