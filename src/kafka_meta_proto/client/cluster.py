@@ -142,8 +142,9 @@ class Cluster:
         if isinstance(target, Coordinator):
             self.coordinators.pop((target.key_type, target.key), None)
 
-    async def refresh(self, topics: list[str] | None = None) -> MetadataResponse:
-        """Ask any broker for the metadata (of ``topics``, or of all topics) and keep it."""
+    async def refresh(self, topics: list[str] | None = None) -> Message:
+        """Ask any broker for the metadata (of ``topics``, or of all topics), keep it and return
+        the MetadataResponse."""
         wanted = None if topics is None else [MetadataRequest.MetadataRequestTopic(name=t) for t in topics]
         conn = await self._any_connection()
         metadata = await conn.send(MetadataRequest(topics=wanted, allow_auto_topic_creation=False), expect=MetadataResponse)
