@@ -5,7 +5,7 @@ metadata when a broker says it is not the leader (or not the coordinator) any mo
 from __future__ import annotations
 
 import asyncio
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, asynccontextmanager
 
 import pytest
 
@@ -73,12 +73,17 @@ class Picture:
         return {3: self.metadata(), 10: self.find_coordinator(), 0: produce, 12: heartbeat, 19: create_topics}
 
 
-async def two_brokers(stack: AsyncExitStack, picture: Picture) -> dict[int, LoopbackBroker]:
-    brokers = {}
-    for node_id in (1, 2):
-        brokers[node_id] = await stack.enter_async_context(LoopbackBroker(picture.node(node_id)))
-        picture.ports[node_id] = brokers[node_id].port
-    return brokers
+@asynccontextmanager
+async def small_cluster(bootstrap_node: int = 1):
+    """Two loopback brokers sharing a Picture, and a Cluster bootstrapped from one of them."""
+    picture = Picture()
+    async with AsyncExitStack() as stack:
+        brokers = {}
+        for node_id in (1, 2):
+            brokers[node_id] = await stack.enter_async_context(LoopbackBroker(picture.node(node_id)))
+            picture.ports[node_id] = brokers[node_id].port
+        cluster = await stack.enter_async_context(Cluster([("127.0.0.1", brokers[bootstrap_node].port)]))
+        yield picture, brokers, cluster
 
 
 def produce_to_t0():
@@ -93,79 +98,65 @@ def produced_by(body) -> tuple[int, int]:
 
 def test_bootstrap_learns_the_brokers_and_routes_to_the_leader():
     async def scenario():
-        picture = Picture()
-        async with AsyncExitStack() as stack:
-            brokers = await two_brokers(stack, picture)
-            async with Cluster([("127.0.0.1", brokers[2].port)]) as cluster:
-                assert sorted(cluster.brokers) == [1, 2] and cluster.controller_id == 2
-                assert cluster.leaders == {("t", 0): 1}
-                assert produced_by(await cluster.send(produce_to_t0())) == (0, 1)
-                assert (0, 12) not in brokers[2].seen  # produce went to node 1 only
-                assert (await cluster.send(CreateTopicsRequest(topics=[]), to=Controller())).throttle_time_ms == 2
-                assert (await cluster.send(CreateTopicsRequest(topics=[]), to=Node(1))).throttle_time_ms == 1
+        async with small_cluster(2) as (picture, brokers, cluster):
+            assert sorted(cluster.brokers) == [1, 2] and cluster.controller_id == 2
+            assert cluster.leaders == {("t", 0): 1}
+            assert produced_by(await cluster.send(produce_to_t0())) == (0, 1)
+            assert [key for key, _ in brokers[2].seen if key == 0] == []  # produce went to node 1 only
+            assert [key for key, _ in brokers[1].seen if key == 0] == [0]
+            assert (await cluster.send(CreateTopicsRequest(topics=[]), to=Controller())).throttle_time_ms == 2
+            assert (await cluster.send(CreateTopicsRequest(topics=[]), to=Node(1))).throttle_time_ms == 1
 
     run(scenario())
 
 
 def test_a_moved_leader_is_found_again_after_one_refresh():
     async def scenario():
-        picture = Picture()
-        async with AsyncExitStack() as stack:
-            brokers = await two_brokers(stack, picture)
-            async with Cluster([("127.0.0.1", brokers[1].port)]) as cluster:
-                assert produced_by(await cluster.send(produce_to_t0())) == (0, 1)
-                asked = picture.metadata_asked
-                picture.leader = 2  # node 1 now answers NOT_LEADER_OR_FOLLOWER
-                assert produced_by(await cluster.send(produce_to_t0())) == (0, 2)
-                assert picture.metadata_asked == asked + 1 and cluster.leaders[("t", 0)] == 2
+        async with small_cluster(1) as (picture, brokers, cluster):
+            assert produced_by(await cluster.send(produce_to_t0())) == (0, 1)
+            asked = picture.metadata_asked
+            picture.leader = 2  # node 1 now answers NOT_LEADER_OR_FOLLOWER
+            assert produced_by(await cluster.send(produce_to_t0())) == (0, 2)
+            assert picture.metadata_asked == asked + 1 and cluster.leaders[("t", 0)] == 2
 
     run(scenario())
 
 
 def test_only_one_retry_then_the_answer_as_it_is():
     async def scenario():
-        picture = Picture()
-        async with AsyncExitStack() as stack:
-            brokers = await two_brokers(stack, picture)
-            async with Cluster([("127.0.0.1", brokers[1].port)]) as cluster:
-                # node 1 answers as a follower would (node 2's handler), and the metadata still
-                # names it leader: after one refresh the second refusal is returned as it is
-                brokers[1].handlers[0] = picture.node(2)[0]
-                asked = picture.metadata_asked
-                assert produced_by(await cluster.send(produce_to_t0(), to=Leader("t", 0))) == (6, 2)
-                assert picture.metadata_asked == asked + 1
-                assert [seen for seen in brokers[1].seen if seen[0] == 0] == [(0, ProduceRequest.versions()[-1])] * 2
+        async with small_cluster(1) as (picture, brokers, cluster):
+            # node 1 answers as a follower would (node 2's handler), and the metadata still
+            # names it leader: after one refresh the second refusal is returned as it is
+            brokers[1].handlers[0] = picture.node(2)[0]
+            asked = picture.metadata_asked
+            assert produced_by(await cluster.send(produce_to_t0(), to=Leader("t", 0))) == (6, 2)
+            assert picture.metadata_asked == asked + 1
+            assert [seen for seen in brokers[1].seen if seen[0] == 0] == [(0, ProduceRequest.versions()[-1])] * 2
 
     run(scenario())
 
 
 def test_group_requests_go_to_the_coordinator_found_again_when_it_moves():
     async def scenario():
-        picture = Picture()
-        async with AsyncExitStack() as stack:
-            brokers = await two_brokers(stack, picture)
-            async with Cluster([("127.0.0.1", brokers[1].port)]) as cluster:
-                heartbeat = HeartbeatRequest(group_id="g", generation_id=1, member_id="m")
-                assert (await cluster.send(heartbeat)).error_code == 0
-                assert cluster.coordinators == {(0, "g"): 1}
-                picture.coordinator = 2
-                assert (await cluster.send(heartbeat)).error_code == 0
-                assert cluster.coordinators == {(0, "g"): 2}
-                assert (await cluster.connection_for(Coordinator("g"))).address[1] == brokers[2].port
+        async with small_cluster(1) as (picture, brokers, cluster):
+            heartbeat = HeartbeatRequest(group_id="g", generation_id=1, member_id="m")
+            assert (await cluster.send(heartbeat)).error_code == 0
+            assert cluster.coordinators == {(0, "g"): 1}
+            picture.coordinator = 2
+            assert (await cluster.send(heartbeat)).error_code == 0
+            assert cluster.coordinators == {(0, "g"): 2}
+            assert (await cluster.connection_for(Coordinator("g"))).address[1] == brokers[2].port
 
     run(scenario())
 
 
 def test_a_closed_connection_is_opened_again_on_the_next_request():
     async def scenario():
-        picture = Picture()
-        async with AsyncExitStack() as stack:
-            brokers = await two_brokers(stack, picture)
-            async with Cluster([("127.0.0.1", brokers[1].port)]) as cluster:
-                first = await cluster.node_connection(1)
-                await first.close()
-                assert produced_by(await cluster.send(produce_to_t0())) == (0, 1)
-                assert (await cluster.node_connection(1)) is not first
+        async with small_cluster(1) as (picture, brokers, cluster):
+            first = await cluster.node_connection(1)
+            await first.close()
+            assert produced_by(await cluster.send(produce_to_t0())) == (0, 1)
+            assert (await cluster.node_connection(1)) is not first
 
     run(scenario())
 

@@ -36,6 +36,8 @@ def produce(*partitions, name="t"):
         (m("ProduceRequest")(topic_data=[]), AnyBroker()),
         (m("FetchRequest")(topics=[m("FetchRequest").FetchTopic(topic_id=TOPIC_ID, partitions=[m("FetchRequest").FetchPartition(partition=1)])]), Leader(TOPIC_ID, 1)),
         (m("ListOffsetsRequest")(topics=[m("ListOffsetsRequest").ListOffsetsTopic(name="t", partitions=[m("ListOffsetsRequest").ListOffsetsPartition(partition_index=2)])]), Leader("t", 2)),
+        (m("OffsetFetchRequest")(groups=[m("OffsetFetchRequest").OffsetFetchRequestGroup(group_id="g")]), Coordinator("g")),
+        (m("OffsetFetchRequest")(groups=[m("OffsetFetchRequest").OffsetFetchRequestGroup(group_id=g) for g in "ab"]), AnyBroker()),
         (m("MetadataRequest")(topics=None), AnyBroker()),
         (m("CreateTopicsRequest")(topics=[]), AnyBroker()),
     ],

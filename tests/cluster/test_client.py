@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from kafka_meta_proto import message_class
-from kafka_meta_proto.client import connect
+from kafka_meta_proto.client import Cluster, connect, sync
 from kafka_meta_proto.error_codes import ErrorCode
 from kafka_meta_proto.net.versions import newest_api_versions_version
 from kafka_meta_proto.log.batch import Record, RecordBatch, decode_batch
@@ -19,6 +19,8 @@ FetchRequest = message_class("FetchRequest")
 FindCoordinatorRequest = message_class("FindCoordinatorRequest")
 ListOffsetsRequest = message_class("ListOffsetsRequest")
 MetadataRequest = message_class("MetadataRequest")
+OffsetCommitRequest = message_class("OffsetCommitRequest")
+OffsetFetchRequest = message_class("OffsetFetchRequest")
 ProduceRequest = message_class("ProduceRequest")
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]  # real Kafka clusters: minutes
@@ -104,3 +106,47 @@ async def produce_and_read_back(conn, topic: str, topic_id):
     list_offsets = ListOffsetsRequest(replica_id=-1, topics=[ListOffsetsRequest.ListOffsetsTopic(name=topic, partitions=[latest])])
     listed = (await conn.send(list_offsets)).topics[0].partitions[0]
     return produced.responses[0].partition_responses[0], decode_batch(records, 0)[0], listed
+
+
+def test_cluster_routes_to_leaders_and_the_group_coordinator(kafka):
+    """Produce to each partition of a topic whose leaders are spread over the brokers, then
+    commit and fetch a group's offset, every request routed from its own fields."""
+    topic = f"routed-{kafka.release}"
+
+    async def scenario():
+        async with Cluster(kafka.bootstrap) as cluster:
+            creatable = CreateTopicsRequest.CreatableTopic(name=topic, num_partitions=4, replication_factor=1)
+            created = (await cluster.send(CreateTopicsRequest(topics=[creatable], timeout_ms=30000))).topics[0]
+            assert created.error_code == 0, created
+            await settled(lambda: cluster.refresh([topic]), lambda m: m.topics[0].error_code)
+            leaders = {cluster.leaders[(topic, p)] for p in range(4)}
+            answers = []
+            for p in range(4):
+                batch = RecordBatch.create([Record(offset_delta=0, value=b"x")], base_timestamp=1000)
+                data = ProduceRequest.TopicProduceData(name=topic, topic_id=created.topic_id,
+                                                       partition_data=[ProduceRequest.PartitionProduceData(index=p, records=batch.encode())])  # fmt: skip
+                body = await cluster.send(ProduceRequest(acks=-1, timeout_ms=30000, transactional_id=None, topic_data=[data]))
+                answers.append(body.responses[0].partition_responses[0].error_code)
+            partition = OffsetCommitRequest.OffsetCommitRequestPartition(partition_index=1, committed_offset=1)
+            commit = OffsetCommitRequest(group_id="routed-group", generation_id_or_member_epoch=-1, member_id="",
+                                         topics=[OffsetCommitRequest.OffsetCommitRequestTopic(name=topic, topic_id=created.topic_id, partitions=[partition])])  # fmt: skip
+            committed = await settled(lambda: cluster.send(commit), lambda c: c.topics[0].partitions[0].error_code)
+            group = OffsetFetchRequest.OffsetFetchRequestGroup(group_id="routed-group", topics=None)
+            fetched = await cluster.send(OffsetFetchRequest(groups=[group]), 8)
+            return leaders, answers, committed, fetched, cluster.coordinators
+
+    leaders, answers, committed, fetched, coordinators = run(scenario())
+    if len(kafka.nodes) > 2:  # the 4.x cluster's two brokers share the partitions
+        assert len(leaders) == 2
+    assert answers == [0, 0, 0, 0]
+    assert committed.topics[0].partitions[0].error_code == 0
+    offsets = {(t.name, p.partition_index): p.committed_offset for t in fetched.groups[0].topics for p in t.partitions}
+    assert offsets == {(topic, 1): 1}
+    assert list(coordinators) == [(0, "routed-group")]
+
+
+def test_the_sync_facade_against_kafka(kafka):
+    with sync.connect(*kafka.bootstrap[0]) as conn:
+        assert conn.send(MetadataRequest(topics=None)).brokers
+    with sync.Cluster(kafka.bootstrap) as cluster:
+        assert cluster.brokers and cluster.send(MetadataRequest(topics=[])).cluster_id

@@ -59,7 +59,7 @@ _PARTITION_APIS = {
 }
 # InitProducerId, AddPartitionsToTxn (before v4), AddOffsetsToTxn, EndTxn
 _TRANSACTION_APIS = {22, 24, 25, 26}
-# OffsetCommit, OffsetFetch (before v8), JoinGroup, Heartbeat, LeaveGroup, SyncGroup,
+# OffsetCommit, OffsetFetch (one group), JoinGroup, Heartbeat, LeaveGroup, SyncGroup,
 # TxnOffsetCommit, OffsetDelete, ConsumerGroupHeartbeat, ShareGroupHeartbeat
 _GROUP_APIS = {8, 9, 11, 12, 13, 14, 28, 47, 68, 76}
 
@@ -82,7 +82,7 @@ def route(request: Message) -> Target:
     transactional_id = getattr(request, "transactional_id", None)
     if api_key in _TRANSACTION_APIS and transactional_id:
         return Coordinator(transactional_id, TRANSACTION)
-    group_id = getattr(request, "group_id", None)
+    group_id = getattr(request, "group_id", None) or _only_group(request)
     if api_key in _GROUP_APIS and group_id:
         return Coordinator(group_id, GROUP)
     if api_key in _PARTITION_APIS:
@@ -94,6 +94,15 @@ def route(request: Message) -> Target:
                 f"{type(request).__name__} names {len(partitions)} partitions: their leaders may differ, so name the target (to=Leader(...))"
             )
     return AnyBroker()
+
+
+def _only_group(request: Message) -> str | None:
+    """The group of an OffsetFetch (version 8 on) that names exactly one."""
+    groups = getattr(request, "groups", None)
+    if groups and len(groups) == 1:
+        group_id: str = groups[0].group_id
+        return group_id
+    return None
 
 
 def partitions_of(request: Message) -> Iterator[tuple[str | Uuid, int]]:

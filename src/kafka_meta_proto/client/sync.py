@@ -49,10 +49,19 @@ class _LoopThread:
 
 
 class _Closing:
-    """Context-manager support shared by both facades: leaving the block closes."""
+    """What both facades share: their loop thread, and closing (also on leaving a with block)."""
+
+    _loop: _LoopThread
+
+    def _closed_by(self) -> Coroutine[Any, Any, None]:
+        raise NotImplementedError
 
     def close(self) -> None:
-        raise NotImplementedError
+        try:
+            self._loop.run(self._closed_by())
+        except RuntimeError:
+            pass  # already closed
+        self._loop.stop()
 
     def __enter__(self: _T) -> _T:
         return self
@@ -85,12 +94,8 @@ class SyncConnection(_Closing):
     def send_oneway(self, request: Message, version: int | None = None, *, timeout: float | None = None) -> None:
         self._loop.run(self._conn.send_oneway(request, version, timeout=timeout))
 
-    def close(self) -> None:
-        try:
-            self._loop.run(self._conn.close())
-        except RuntimeError:
-            pass  # already closed
-        self._loop.stop()
+    def _closed_by(self) -> Coroutine[Any, Any, None]:
+        return self._conn.close()
 
 
 def connect(host: str, port: int, **options: Any) -> SyncConnection:
@@ -120,9 +125,5 @@ class Cluster(_Closing):
     def refresh(self, topics: list[str] | None = None) -> Message:
         return self._loop.run(self._cluster.refresh(topics))
 
-    def close(self) -> None:
-        try:
-            self._loop.run(self._cluster.close())
-        except RuntimeError:
-            pass  # already closed
-        self._loop.stop()
+    def _closed_by(self) -> Coroutine[Any, Any, None]:
+        return self._cluster.close()
