@@ -91,13 +91,20 @@ class LoopbackBroker:
     def _api_versions(self, version: int):
         low, high = self.ranges[18]
         if not low <= version <= high:  # Kafka's refusal: version 0, naming the versions it speaks
-            versions = [ApiVersionsResponse.ApiVersion(api_key=18, min_version=low, max_version=high)]
+            versions = [
+                ApiVersionsResponse.ApiVersion(api_key=18, min_version=low, max_version=high)
+            ]
             return ApiVersionsResponse(error_code=35, api_keys=versions)
-        versions = [ApiVersionsResponse.ApiVersion(api_key=k, min_version=lo, max_version=hi) for k, (lo, hi) in self.ranges.items()]
+        versions = [
+            ApiVersionsResponse.ApiVersion(api_key=k, min_version=lo, max_version=hi)
+            for k, (lo, hi) in self.ranges.items()
+        ]
         return ApiVersionsResponse(api_keys=versions)
 
 
-def answer_with(body_of: Callable[[RequestReceived], Message | Raw | None], delay: float = 0) -> Handler:
+def answer_with(
+    body_of: Callable[[RequestReceived], Message | Raw | None], delay: float = 0
+) -> Handler:
     async def handler(event: RequestReceived):
         if delay:
             await asyncio.sleep(delay)

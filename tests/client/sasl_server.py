@@ -15,8 +15,15 @@ MECHANISMS = ["PLAIN", "SCRAM-SHA-256"]
 
 
 class SaslBroker:
-    def __init__(self, username: str, password: str, salt: bytes = b"loopback-salt", iterations: int = 4096):
-        self.username, self.password, self.salt, self.iterations = username, password, salt, iterations
+    def __init__(
+        self, username: str, password: str, salt: bytes = b"loopback-salt", iterations: int = 4096
+    ):
+        self.username, self.password, self.salt, self.iterations = (
+            username,
+            password,
+            salt,
+            iterations,
+        )
         self.mechanism = None
         self.authenticated = False
         self._state: dict[str, str] = {}
@@ -40,7 +47,11 @@ class SaslBroker:
         self.authenticated = ok
         if ok:
             return SaslAuthenticateResponse(auth_bytes=data)
-        return SaslAuthenticateResponse(error_code=58, error_message="Authentication failed: Invalid credentials", auth_bytes=b"")
+        return SaslAuthenticateResponse(
+            error_code=58,
+            error_message="Authentication failed: Invalid credentials",
+            auth_bytes=b"",
+        )
 
     def _server_first(self, client_first: str):
         bare = client_first[3:]  # after "n,,"
@@ -61,5 +72,7 @@ class SaslBroker:
         client_key = bytes(a ^ b for a, b in zip(base64.b64decode(proof), signature))
         if hashlib.sha256(client_key).digest() != stored:
             return self._outcome(False, b"")
-        server_signature = hmac.new(hmac.new(salted, b"Server Key", "sha256").digest(), auth, "sha256").digest()
+        server_signature = hmac.new(
+            hmac.new(salted, b"Server Key", "sha256").digest(), auth, "sha256"
+        ).digest()
         return self._outcome(True, b"v=" + base64.b64encode(server_signature))

@@ -40,8 +40,13 @@ class Picture:
     def metadata(self):
         async def handler(event):
             self.metadata_asked += 1
-            brokers = [MetadataResponse.MetadataResponseBroker(node_id=n, host="127.0.0.1", port=p) for n, p in self.ports.items()]
-            partition = MetadataResponse.MetadataResponsePartition(partition_index=0, leader_id=self.leader)
+            brokers = [
+                MetadataResponse.MetadataResponseBroker(node_id=n, host="127.0.0.1", port=p)
+                for n, p in self.ports.items()
+            ]
+            partition = MetadataResponse.MetadataResponsePartition(
+                partition_index=0, leader_id=self.leader
+            )
             topic = MetadataResponse.MetadataResponseTopic(name="t", partitions=[partition])
             return MetadataResponse(brokers=brokers, controller_id=2, topics=[topic])
 
@@ -51,7 +56,16 @@ class Picture:
         async def handler(event):
             C = FindCoordinatorResponse.Coordinator
             port = self.ports[self.coordinator]
-            return FindCoordinatorResponse(coordinators=[C(key=event.body.coordinator_keys[0], node_id=self.coordinator, host="127.0.0.1", port=port)])
+            return FindCoordinatorResponse(
+                coordinators=[
+                    C(
+                        key=event.body.coordinator_keys[0],
+                        node_id=self.coordinator,
+                        host="127.0.0.1",
+                        port=port,
+                    )
+                ]
+            )
 
         return handler
 
@@ -65,12 +79,20 @@ class Picture:
             return R(responses=[R.TopicProduceResponse(name="t", partition_responses=[answer])])
 
         async def heartbeat(event):
-            return HeartbeatResponse(error_code=0 if self.coordinator == node_id else 16)  # NOT_COORDINATOR
+            return HeartbeatResponse(
+                error_code=0 if self.coordinator == node_id else 16
+            )  # NOT_COORDINATOR
 
         async def create_topics(event):
             return CreateTopicsResponse(throttle_time_ms=node_id)  # says who answered
 
-        return {3: self.metadata(), 10: self.find_coordinator(), 0: produce, 12: heartbeat, 19: create_topics}
+        return {
+            3: self.metadata(),
+            10: self.find_coordinator(),
+            0: produce,
+            12: heartbeat,
+            19: create_topics,
+        }
 
 
 @asynccontextmanager
@@ -80,15 +102,23 @@ async def small_cluster(bootstrap_node: int = 1):
     async with AsyncExitStack() as stack:
         brokers = {}
         for node_id in (1, 2):
-            brokers[node_id] = await stack.enter_async_context(LoopbackBroker(picture.node(node_id)))
+            brokers[node_id] = await stack.enter_async_context(
+                LoopbackBroker(picture.node(node_id))
+            )
             picture.ports[node_id] = brokers[node_id].port
-        cluster = await stack.enter_async_context(Cluster([("127.0.0.1", brokers[bootstrap_node].port)]))
+        cluster = await stack.enter_async_context(
+            Cluster([("127.0.0.1", brokers[bootstrap_node].port)])
+        )
         yield picture, brokers, cluster
 
 
 def produce_to_t0():
     partition = ProduceRequest.PartitionProduceData(index=0, records=b"")
-    return ProduceRequest(acks=1, timeout_ms=100, topic_data=[ProduceRequest.TopicProduceData(name="t", partition_data=[partition])])
+    return ProduceRequest(
+        acks=1,
+        timeout_ms=100,
+        topic_data=[ProduceRequest.TopicProduceData(name="t", partition_data=[partition])],
+    )
 
 
 def produced_by(body) -> tuple[int, int]:
@@ -102,10 +132,16 @@ def test_bootstrap_learns_the_brokers_and_routes_to_the_leader():
             assert sorted(cluster.brokers) == [1, 2] and cluster.controller_id == 2
             assert cluster.leaders == {("t", 0): 1}
             assert produced_by(await cluster.send(produce_to_t0())) == (0, 1)
-            assert [key for key, _ in brokers[2].seen if key == 0] == []  # produce went to node 1 only
+            assert [
+                key for key, _ in brokers[2].seen if key == 0
+            ] == []  # produce went to node 1 only
             assert [key for key, _ in brokers[1].seen if key == 0] == [0]
-            assert (await cluster.send(CreateTopicsRequest(topics=[]), to=Controller())).throttle_time_ms == 2
-            assert (await cluster.send(CreateTopicsRequest(topics=[]), to=Node(1))).throttle_time_ms == 1
+            assert (
+                await cluster.send(CreateTopicsRequest(topics=[]), to=Controller())
+            ).throttle_time_ms == 2
+            assert (
+                await cluster.send(CreateTopicsRequest(topics=[]), to=Node(1))
+            ).throttle_time_ms == 1
 
     run(scenario())
 
@@ -131,7 +167,9 @@ def test_only_one_retry_then_the_answer_as_it_is():
             asked = picture.metadata_asked
             assert produced_by(await cluster.send(produce_to_t0(), to=Leader("t", 0))) == (6, 2)
             assert picture.metadata_asked == asked + 1
-            assert [seen for seen in brokers[1].seen if seen[0] == 0] == [(0, ProduceRequest.versions()[-1])] * 2
+            assert [seen for seen in brokers[1].seen if seen[0] == 0] == [
+                (0, ProduceRequest.versions()[-1])
+            ] * 2
 
     run(scenario())
 

@@ -93,7 +93,10 @@ def test_a_timed_out_call_leaves_the_connection_usable():
     async def scenario():
         async with LoopbackBroker({3: answer_with(named, delay=0.5)}) as broker:
             async with await connect("127.0.0.1", broker.port) as conn:
-                with pytest.raises(RequestTimedOut, match=r"no response to MetadataRequest v\d+ \(correlation id 1\) .* within 0.1 s"):
+                with pytest.raises(
+                    RequestTimedOut,
+                    match=r"no response to MetadataRequest v\d+ \(correlation id 1\) .* within 0.1 s",
+                ):
                     await conn.send(metadata_for("late"), timeout=0.1)
                 # the late answer arrives first and is dropped; this call gets its own
                 assert (await conn.send(metadata_for("next"))).cluster_id == "next"
@@ -136,7 +139,11 @@ def test_a_peer_closing_ends_every_waiting_call():
 @pytest.mark.parametrize(
     "raw, error, message",
     [
-        (protocol.encode_response(MetadataResponse(), NEWEST_METADATA, 999), ProtocolError, "correlation id 999, which no request"),
+        (
+            protocol.encode_response(MetadataResponse(), NEWEST_METADATA, 999),
+            ProtocolError,
+            "correlation id 999, which no request",
+        ),
         ((2**31 - 1).to_bytes(4, "big"), FrameTooLarge, "frame of 2147483647 bytes"),
         (protocol.frame(b"\0\0\0\1garbage"), ProtocolError, "does not decode"),
     ],
@@ -153,7 +160,11 @@ def test_a_protocol_error_ends_every_waiting_call(raw, error, message):
 
         async with LoopbackBroker({3: misbehave}) as broker:
             async with await connect("127.0.0.1", broker.port) as conn:
-                results = await asyncio.gather(conn.send(metadata_for("a")), conn.send(metadata_for("b")), return_exceptions=True)
+                results = await asyncio.gather(
+                    conn.send(metadata_for("a")),
+                    conn.send(metadata_for("b")),
+                    return_exceptions=True,
+                )
                 assert all(isinstance(r, error) for r in results), results
                 assert message in str(results[0])
                 with pytest.raises(error):
@@ -167,7 +178,9 @@ def test_a_version_the_broker_does_not_speak_is_refused_before_sending():
         async with LoopbackBroker({3: answer_with(named)}) as broker:
             broker.ranges[3] = (0, 9)
             async with await connect("127.0.0.1", broker.port) as conn:
-                with pytest.raises(NoCommonVersion, match="speaks MetadataRequest versions 0-9, not 12"):
+                with pytest.raises(
+                    NoCommonVersion, match="speaks MetadataRequest versions 0-9, not 12"
+                ):
                     await conn.send(metadata_for("x"), 12)
             return broker.seen
 
@@ -191,7 +204,9 @@ def test_acks_zero_produce_goes_one_way():
 def test_connect_times_out_on_a_silent_peer():
     async def scenario():
         async with LoopbackBroker({18: answer_with(lambda e: None)}) as broker:
-            with pytest.raises(RequestTimedOut, match=r"no response to ApiVersionsRequest v\d+ .* within 0.2 s"):
+            with pytest.raises(
+                RequestTimedOut, match=r"no response to ApiVersionsRequest v\d+ .* within 0.2 s"
+            ):
                 await connect("127.0.0.1", broker.port, timeout=0.2)
 
     run(scenario())
@@ -221,7 +236,9 @@ def test_tls_with_a_self_signed_certificate(tmp_path):
 
 
 def sasl_broker(credentials: SaslBroker) -> LoopbackBroker:
-    return LoopbackBroker({3: answer_with(named), 17: credentials.handshake, 36: credentials.authenticate})
+    return LoopbackBroker(
+        {3: answer_with(named), 17: credentials.handshake, 36: credentials.authenticate}
+    )
 
 
 @pytest.mark.parametrize("mechanism", [Plain("alice", "wonder"), Scram("alice", "wonder")])
@@ -239,9 +256,15 @@ def test_sasl_authenticates(mechanism):
 @pytest.mark.parametrize(
     "mechanism, message",
     [
-        (Plain("alice", "wrong"), "PLAIN authentication refused: Authentication failed: Invalid credentials"),
+        (
+            Plain("alice", "wrong"),
+            "PLAIN authentication refused: Authentication failed: Invalid credentials",
+        ),
         (Scram("alice", "wrong"), "SCRAM-SHA-256 authentication refused"),
-        (Scram("alice", "wonder", "SCRAM-SHA-512"), r"refuses SASL mechanism SCRAM-SHA-512 \(enabled: PLAIN, SCRAM-SHA-256\)"),
+        (
+            Scram("alice", "wonder", "SCRAM-SHA-512"),
+            r"refuses SASL mechanism SCRAM-SHA-512 \(enabled: PLAIN, SCRAM-SHA-256\)",
+        ),
     ],
 )
 def test_sasl_refusals_are_clear(mechanism, message):

@@ -8,7 +8,9 @@ import ssl
 
 import pytest
 
-x509 = pytest.importorskip("cryptography.x509", reason="the cryptography package makes the test certificate")
+x509 = pytest.importorskip(
+    "cryptography.x509", reason="the cryptography package makes the test certificate"
+)
 from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric import rsa  # noqa: E402
 
@@ -26,7 +28,9 @@ def self_signed() -> tuple[str, str]:
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .sign(key, hashes.SHA256())
     )  # fmt: skip
-    pem_key = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    pem_key = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
     return cert.public_bytes(serialization.Encoding.PEM).decode(), pem_key.decode()
 
 

@@ -33,7 +33,8 @@ def secure_settings(cert: str, key: str) -> dict[str, str]:
         prefix + "ssl.keystore.certificate.chain": cert.strip().replace("\n", "\\n"),
         prefix + "ssl.keystore.key": key.strip().replace("\n", "\\n"),
         "sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
-        prefix + "plain.sasl.jaas.config": f'org.apache.kafka.common.security.plain.PlainLoginModule required user_{USER}="{PASSWORD}";',
+        prefix
+        + "plain.sasl.jaas.config": f'org.apache.kafka.common.security.plain.PlainLoginModule required user_{USER}="{PASSWORD}";',
         prefix + "scram-sha-256.sasl.jaas.config": scram_login,
         prefix + "scram-sha-512.sasl.jaas.config": scram_login,
     }
@@ -66,7 +67,9 @@ def test_tls_and_sasl(secure, mechanism):
     sasl = Plain(USER, PASSWORD) if mechanism == "PLAIN" else Scram(USER, PASSWORD, mechanism)
 
     async def scenario():
-        async with await connect(*cluster.bootstrap_for(LISTENER)[0], ssl=context, sasl=sasl) as conn:
+        async with await connect(
+            *cluster.bootstrap_for(LISTENER)[0], ssl=context, sasl=sasl
+        ) as conn:
             return await conn.send(MetadataRequest(topics=None))
 
     metadata = run(scenario())
@@ -90,6 +93,10 @@ def test_an_untrusted_certificate_is_refused(secure):
 
     async def scenario():
         with pytest.raises(ssl.SSLCertVerificationError):
-            await connect(*cluster.bootstrap_for(LISTENER)[0], ssl=ssl.create_default_context(), sasl=Plain(USER, PASSWORD))
+            await connect(
+                *cluster.bootstrap_for(LISTENER)[0],
+                ssl=ssl.create_default_context(),
+                sasl=Plain(USER, PASSWORD),
+            )
 
     run(scenario())

@@ -35,14 +35,24 @@ def test_request_and_response_round_trip_with_header_versions():
     cid = client.send_request(MetadataRequest(topics=None), 12)
     (event,) = exchange(client, server)
     assert isinstance(event, RequestReceived)
-    assert (event.api_key, event.api_version, event.correlation_id, event.client_id) == (3, 12, cid, "tester")
+    assert (event.api_key, event.api_version, event.correlation_id, event.client_id) == (
+        3,
+        12,
+        cid,
+        "tester",
+    )
     assert event.frame == protocol.encode_request(MetadataRequest(topics=None), 12, cid, "tester")
     body = MetadataResponse(cluster_id="c", controller_id=1)
     server.send_response(cid, body)
     sent = server.data_to_send()
     assert sent == protocol.encode_response(body, 12, cid)  # header v1: flexible version
     (response,) = client.receive_data(sent)
-    assert (response.correlation_id, response.api_version, response.body, response.frame) == (cid, 12, body, sent)
+    assert (response.correlation_id, response.api_version, response.body, response.frame) == (
+        cid,
+        12,
+        body,
+        sent,
+    )
     assert client.in_flight == [] and server.awaiting == 0
 
 
@@ -50,7 +60,9 @@ def test_frames_split_anywhere_and_many_in_one_call():
     client, server = ClientConnection(), ServerConnection()
     ids = [client.send_request(MetadataRequest(topics=[]), v) for v in (1, 9, 12)]
     data = client.data_to_send()
-    events = [e for i in range(len(data)) for e in server.receive_data(data[i : i + 1])]  # byte by byte
+    events = [
+        e for i in range(len(data)) for e in server.receive_data(data[i : i + 1])
+    ]  # byte by byte
     assert [e.correlation_id for e in events] == ids
     for e in events:
         server.send_response(e.correlation_id, MetadataResponse())
@@ -84,7 +96,10 @@ def test_api_versions_refusal_decodes_at_version_zero():
     """A broker refusing our ApiVersions version writes its answer in version 0."""
     client = ClientConnection()
     cid = client.send_request(ApiVersionsRequest(), 5)
-    refusal = ApiVersionsResponse(error_code=35, api_keys=[ApiVersionsResponse.ApiVersion(api_key=18, min_version=0, max_version=3)])
+    refusal = ApiVersionsResponse(
+        error_code=35,
+        api_keys=[ApiVersionsResponse.ApiVersion(api_key=18, min_version=0, max_version=3)],
+    )
     (response,) = client.receive_data(protocol.encode_response(refusal, 0, cid))
     assert response.api_version == 0 and response.body.error_code == 35
 
@@ -133,7 +148,9 @@ def test_negative_frame_size_is_refused():
 def test_the_limit_is_the_connection_s_own():
     server = ServerConnection(max_frame_size=16)
     with pytest.raises(FrameTooLarge, match="over the limit of 16 bytes"):
-        server.receive_data(protocol.encode_request(MetadataRequest(topics=[]), 12, 1, "a client id"))
+        server.receive_data(
+            protocol.encode_request(MetadataRequest(topics=[]), 12, 1, "a client id")
+        )
 
 
 def test_a_truncated_frame_waits_and_a_close_ends_it():
@@ -161,7 +178,9 @@ def test_unknown_correlation_id_is_a_protocol_error():
 def test_a_response_out_of_order_is_a_protocol_error():
     client = ClientConnection()
     first, second = (client.send_request(MetadataRequest(topics=[]), 12) for _ in range(2))
-    with pytest.raises(ProtocolError, match=f"correlation id {second} came before the one to {first}"):
+    with pytest.raises(
+        ProtocolError, match=f"correlation id {second} came before the one to {first}"
+    ):
         client.receive_data(protocol.encode_response(MetadataResponse(), 12, second))
 
 
@@ -170,7 +189,9 @@ def test_garbage_after_a_frame_ends_in_a_protocol_error():
     client = ClientConnection()
     cid = client.send_request(MetadataRequest(topics=[]), 12)
     payload = protocol.encode_response(MetadataResponse(), 12, cid, size_prefix=False) + b"junk"
-    with pytest.raises(ProtocolError, match=r"MetadataRequest v12 \(correlation id 0\) does not decode: .*trailing") as info:
+    with pytest.raises(
+        ProtocolError, match=r"MetadataRequest v12 \(correlation id 0\) does not decode: .*trailing"
+    ) as info:
         client.receive_data(protocol.frame(payload))
     assert info.value.__cause__ is not None  # the DecodeError with its offset
 
@@ -183,7 +204,9 @@ def test_short_or_garbage_response_frames(payload):
         client.receive_data(protocol.frame(payload))
 
 
-@pytest.mark.parametrize("payload", [b"", b"\0\3", b"\0\3\0\x0c\0\0\0\1\xff", b"\0\3\0\x0c" + b"\xff" * 60])
+@pytest.mark.parametrize(
+    "payload", [b"", b"\0\3", b"\0\3\0\x0c\0\0\0\1\xff", b"\0\3\0\x0c" + b"\xff" * 60]
+)
 def test_short_or_garbage_request_frames(payload):
     with pytest.raises(ProtocolError):
         ServerConnection().receive_data(protocol.frame(payload))
@@ -191,7 +214,11 @@ def test_short_or_garbage_request_frames(payload):
 
 def test_an_unknown_api_key_is_reported_not_raised():
     (event,) = ServerConnection().receive_data(protocol.frame(b"\xff" * 64))
-    assert isinstance(event, UnsupportedRequest) and event.api_key == -1 and "no request schema" in event.reason
+    assert (
+        isinstance(event, UnsupportedRequest)
+        and event.api_key == -1
+        and "no request schema" in event.reason
+    )
 
 
 def test_a_response_to_no_request_awaiting_is_refused_by_the_server():

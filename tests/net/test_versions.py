@@ -6,7 +6,12 @@ import pytest
 
 from kafka_meta_proto import message_class
 from kafka_meta_proto.net import NoCommonVersion, ProtocolError
-from kafka_meta_proto.net.versions import Retry, choose_version, newest_api_versions_version, read_api_versions
+from kafka_meta_proto.net.versions import (
+    Retry,
+    choose_version,
+    newest_api_versions_version,
+    read_api_versions,
+)
 
 ApiVersionsRequest = message_class("ApiVersionsRequest")
 ApiVersionsResponse = message_class("ApiVersionsResponse")
@@ -19,12 +24,19 @@ def test_negotiation_opens_with_the_newest_api_versions_version():
 
 
 def test_an_answer_gives_the_broker_ranges():
-    body = ApiVersionsResponse(api_keys=[ApiVersion(api_key=3, min_version=0, max_version=12), ApiVersion(api_key=18, min_version=0, max_version=4)])
+    body = ApiVersionsResponse(
+        api_keys=[
+            ApiVersion(api_key=3, min_version=0, max_version=12),
+            ApiVersion(api_key=18, min_version=0, max_version=4),
+        ]
+    )
     assert read_api_versions(body, 4) == {3: (0, 12), 18: (0, 4)}
 
 
 def test_a_refusal_asks_again_at_the_broker_s_newest():
-    body = ApiVersionsResponse(error_code=35, api_keys=[ApiVersion(api_key=18, min_version=0, max_version=3)])
+    body = ApiVersionsResponse(
+        error_code=35, api_keys=[ApiVersion(api_key=18, min_version=0, max_version=3)]
+    )
     assert read_api_versions(body, 5) == Retry(3)
 
 
@@ -33,7 +45,9 @@ def test_a_refusal_without_a_list_falls_back_to_version_zero():
 
 
 def test_a_refusal_never_asks_again_at_the_same_or_a_newer_version():
-    body = ApiVersionsResponse(error_code=35, api_keys=[ApiVersion(api_key=18, min_version=0, max_version=9)])
+    body = ApiVersionsResponse(
+        error_code=35, api_keys=[ApiVersion(api_key=18, min_version=0, max_version=9)]
+    )
     assert read_api_versions(body, 5) == Retry(4)
 
 

@@ -60,7 +60,12 @@ class Cluster:
         await self.refresh()
         return self
 
-    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         await self.close()
 
     async def close(self) -> None:
@@ -71,7 +76,14 @@ class Cluster:
         self._bootstrap_connection = None
         await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
 
-    async def send(self, request: Message, version: int | None = None, *, to: Target | None = None, timeout: float | None = None) -> Message:
+    async def send(
+        self,
+        request: Message,
+        version: int | None = None,
+        *,
+        to: Target | None = None,
+        timeout: float | None = None,
+    ) -> Message:
         """Send ``request`` to its node (``to``, or the one ``routing.route`` picks) and return
         the response body; on a stale-route answer, refresh and send once more."""
         target = route(request) if to is None else to
@@ -109,11 +121,17 @@ class Cluster:
             await self.refresh(None if isinstance(target.topic, Uuid) else [target.topic])
         leader = self._leader_known(target)
         if leader < 0:
-            raise NetworkError(f"no leader known for partition {target.partition} of topic {target.topic}")
+            raise NetworkError(
+                f"no leader known for partition {target.partition} of topic {target.topic}"
+            )
         return leader
 
     def _leader_known(self, target: Leader) -> int:
-        name = self.topic_names.get(target.topic, "") if isinstance(target.topic, Uuid) else target.topic
+        name = (
+            self.topic_names.get(target.topic, "")
+            if isinstance(target.topic, Uuid)
+            else target.topic
+        )
         return self.leaders.get((name, target.partition), -1)
 
     async def _coordinator(self, target: Coordinator) -> int:
@@ -126,7 +144,10 @@ class Cluster:
         conn = await self._any_connection()
         version = conn.version_for(FindCoordinatorRequest)
         batched = version >= 4  # a list of keys, and one answer per key, from version 4 on
-        request = FindCoordinatorRequest(key_type=target.key_type, **({"coordinator_keys": [target.key]} if batched else {"key": target.key}))
+        request = FindCoordinatorRequest(
+            key_type=target.key_type,
+            **({"coordinator_keys": [target.key]} if batched else {"key": target.key}),
+        )
         answer = await conn.send(request, version, expect=FindCoordinatorResponse)
         if batched:
             found = answer.coordinators[0]
@@ -134,7 +155,9 @@ class Cluster:
         else:
             error, node_id, host, port = answer.error_code, answer.node_id, answer.host, answer.port
         if error:
-            raise NetworkError(f"FindCoordinator for {target.key!r} (key type {target.key_type}) failed with error code {error}")
+            raise NetworkError(
+                f"FindCoordinator for {target.key!r} (key type {target.key_type}) failed with error code {error}"
+            )
         self.brokers.setdefault(node_id, Broker(node_id, host, port))
         return node_id
 
@@ -145,10 +168,18 @@ class Cluster:
     async def refresh(self, topics: list[str] | None = None) -> Message:
         """Ask any broker for the metadata (of ``topics``, or of all topics), keep it and return
         the MetadataResponse."""
-        wanted = None if topics is None else [MetadataRequest.MetadataRequestTopic(name=t) for t in topics]
+        wanted = (
+            None
+            if topics is None
+            else [MetadataRequest.MetadataRequestTopic(name=t) for t in topics]
+        )
         conn = await self._any_connection()
-        metadata = await conn.send(MetadataRequest(topics=wanted, allow_auto_topic_creation=False), expect=MetadataResponse)
-        self.brokers = {b.node_id: Broker(b.node_id, b.host, b.port, b.rack) for b in metadata.brokers}
+        metadata = await conn.send(
+            MetadataRequest(topics=wanted, allow_auto_topic_creation=False), expect=MetadataResponse
+        )
+        self.brokers = {
+            b.node_id: Broker(b.node_id, b.host, b.port, b.rack) for b in metadata.brokers
+        }
         self.controller_id, self.cluster_id = metadata.controller_id, metadata.cluster_id
         for topic in metadata.topics:
             if topic.name is None:
@@ -170,7 +201,9 @@ class Cluster:
                 await self.refresh()
             broker = self.brokers.get(node_id)
             if broker is None:
-                raise NetworkError(f"node {node_id} is not among the cluster's brokers {sorted(self.brokers)}")
+                raise NetworkError(
+                    f"node {node_id} is not among the cluster's brokers {sorted(self.brokers)}"
+                )
             conn = await connect(broker.host, broker.port, **self.connect_options)
             self._connections[node_id] = conn
             return conn

@@ -22,7 +22,13 @@ from ..messages.api_versions_request import ApiVersionsRequest
 from ..net.connection import ClientConnection, ResponseReceived, expects_response
 from ..net.errors import ConnectionClosed, NetworkError, ProtocolError, RequestTimedOut
 from ..net.sasl import SaslMechanism
-from ..net.versions import Retry, VersionRanges, choose_version, newest_api_versions_version, read_api_versions
+from ..net.versions import (
+    Retry,
+    VersionRanges,
+    choose_version,
+    newest_api_versions_version,
+    read_api_versions,
+)
 from ..protocol import MAX_FRAME_SIZE
 from ..registries import RegistryLike
 from .sasl import authenticate
@@ -65,7 +71,12 @@ class Connection:
     async def __aenter__(self) -> Connection:
         return self
 
-    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         await self.close()
 
     async def close(self) -> None:
@@ -91,11 +102,25 @@ class Connection:
         return choose_version(request, self.api_versions, version)
 
     @overload
-    async def send(self, request: Message, version: int | None = None, *, timeout: float | None = None) -> Message: ...
-    @overload
-    async def send(self, request: Message, version: int | None = None, *, expect: type[_R], timeout: float | None = None) -> _R: ...
     async def send(
-        self, request: Message, version: int | None = None, *, expect: type[Message] | None = None, timeout: float | None = None
+        self, request: Message, version: int | None = None, *, timeout: float | None = None
+    ) -> Message: ...
+    @overload
+    async def send(
+        self,
+        request: Message,
+        version: int | None = None,
+        *,
+        expect: type[_R],
+        timeout: float | None = None,
+    ) -> _R: ...
+    async def send(
+        self,
+        request: Message,
+        version: int | None = None,
+        *,
+        expect: type[Message] | None = None,
+        timeout: float | None = None,
     ) -> Message:
         """Send ``request`` and return the response body (``expect`` checks and types its class).
 
@@ -106,20 +131,28 @@ class Connection:
             raise TypeError(f"the response is a {type(body).__name__}, not a {expect.__name__}")
         return body
 
-    async def exchange(self, request: Message, version: int | None = None, *, timeout: float | None = None) -> ResponseReceived:
+    async def exchange(
+        self, request: Message, version: int | None = None, *, timeout: float | None = None
+    ) -> ResponseReceived:
         """As ``send``, with the whole exchange: the version, the response header and the frame."""
         if not expects_response(request):
-            raise ValueError(f"{type(request).__name__} with acks 0 gets no response: use send_oneway")
+            raise ValueError(
+                f"{type(request).__name__} with acks 0 gets no response: use send_oneway"
+            )
         return await self._exchange_at(request, self.version_for(request, version), timeout)
 
-    async def send_oneway(self, request: Message, version: int | None = None, *, timeout: float | None = None) -> None:
+    async def send_oneway(
+        self, request: Message, version: int | None = None, *, timeout: float | None = None
+    ) -> None:
         """Send a request Kafka does not answer (a Produce with acks 0); return once written."""
         at = self.version_for(request, version)
         self._check_open()
         self._core.send_request(request, at, expect_response=False)
         await self._flush(timeout, f"{type(request).__name__} v{at}")
 
-    async def _exchange_at(self, request: Message, version: int, timeout: float | None) -> ResponseReceived:
+    async def _exchange_at(
+        self, request: Message, version: int, timeout: float | None
+    ) -> ResponseReceived:
         self._check_open()
         correlation_id = self._core.send_request(request, version)
         answer: asyncio.Future[ResponseReceived] = asyncio.get_running_loop().create_future()
@@ -130,7 +163,9 @@ class Connection:
             await self._flush(limit, what)
             return await asyncio.wait_for(asyncio.shield(answer), limit)
         except asyncio.TimeoutError:
-            raise RequestTimedOut(f"no response to {what} from {self._where} within {limit} s") from None
+            raise RequestTimedOut(
+                f"no response to {what} from {self._where} within {limit} s"
+            ) from None
         finally:
             # The core keeps the request in flight: its late response is read and dropped.
             self._waiting.pop(correlation_id, None)
@@ -140,7 +175,9 @@ class Connection:
     async def _flush(self, timeout: float | None, what: str) -> None:
         self._writer.write(self._core.data_to_send())
         try:
-            await asyncio.wait_for(self._writer.drain(), self.timeout if timeout is None else timeout)
+            await asyncio.wait_for(
+                self._writer.drain(), self.timeout if timeout is None else timeout
+            )
         except asyncio.TimeoutError:
             raise RequestTimedOut(f"could not write {what} to {self._where} in time") from None
         except OSError as e:
@@ -177,6 +214,11 @@ class Connection:
             self._fail(e)
         except OSError as e:
             self._fail(ConnectionClosed(f"reading from {self._where} failed: {e}"))
+        except (
+            Exception
+        ) as e:  # anything else still ends the waiting calls, never leaves them hanging
+            self._fail(NetworkError(f"reading from {self._where} failed: {e!r}"))
+            raise
 
 
 async def connect(
@@ -194,7 +236,9 @@ async def connect(
     ApiVersions negotiation, then SASL when ``sasl`` is given. ``timeout`` bounds each step and
     is every later call's default."""
     try:
-        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port, ssl=ssl, limit=_READ_SIZE), timeout)
+        reader, writer = await asyncio.wait_for(
+            asyncio.open_connection(host, port, ssl=ssl, limit=_READ_SIZE), timeout
+        )
     except asyncio.TimeoutError:
         raise RequestTimedOut(f"connecting to {host}:{port} took over {timeout} s") from None
     core = ClientConnection(client_id, max_frame_size=max_frame_size, registry=registry)
@@ -209,9 +253,13 @@ async def connect(
     return conn
 
 
-async def negotiate(conn: Connection, registry: RegistryLike = REGISTRY) -> dict[int, tuple[int, int]]:
+async def negotiate(
+    conn: Connection, registry: RegistryLike = REGISTRY
+) -> dict[int, tuple[int, int]]:
     """Kafka's ApiVersions rule: the newest version first, then the one a refusal names."""
-    request = ApiVersionsRequest(client_software_name="kafka-meta-proto", client_software_version=__version__)
+    request = ApiVersionsRequest(
+        client_software_name="kafka-meta-proto", client_software_version=__version__
+    )
     version = newest_api_versions_version(registry)
     while True:
         answer = await conn._exchange_at(request, version, None)

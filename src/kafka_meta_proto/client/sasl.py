@@ -20,15 +20,23 @@ async def authenticate(conn: Connection, sasl: SaslMechanism) -> None:
     """Authenticate ``conn``; AuthenticationFailed names the broker's reason."""
     # Version 0 of the handshake sends the tokens unframed; only framed SaslAuthenticate is spoken here.
     if conn.version_for(SaslHandshakeRequest) < 1:
-        raise AuthenticationFailed("the broker speaks only SaslHandshake v0 (unframed tokens), which this client does not")
-    handshake = await conn.send(SaslHandshakeRequest(mechanism=sasl.mechanism), expect=SaslHandshakeResponse)
+        raise AuthenticationFailed(
+            "the broker speaks only SaslHandshake v0 (unframed tokens), which this client does not"
+        )
+    handshake = await conn.send(
+        SaslHandshakeRequest(mechanism=sasl.mechanism), expect=SaslHandshakeResponse
+    )
     if handshake.error_code:
         enabled = ", ".join(handshake.mechanisms)
-        raise AuthenticationFailed(f"the broker refuses SASL mechanism {sasl.mechanism} (enabled: {enabled or 'none'})")
+        raise AuthenticationFailed(
+            f"the broker refuses SASL mechanism {sasl.mechanism} (enabled: {enabled or 'none'})"
+        )
     exchange = sasl.start()
     token: bytes | None = exchange.first()
     while token is not None:
-        answer = await conn.send(SaslAuthenticateRequest(auth_bytes=token), expect=SaslAuthenticateResponse)
+        answer = await conn.send(
+            SaslAuthenticateRequest(auth_bytes=token), expect=SaslAuthenticateResponse
+        )
         if answer.error_code:
             reason = answer.error_message or f"error code {answer.error_code}"
             raise AuthenticationFailed(f"{sasl.mechanism} authentication refused: {reason}")

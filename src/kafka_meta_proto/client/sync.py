@@ -32,7 +32,9 @@ class _LoopThread:
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, name="kafka-meta-proto-client", daemon=True)
+        self._thread = threading.Thread(
+            target=self.loop.run_forever, name="kafka-meta-proto-client", daemon=True
+        )
         self._thread.start()
 
     def run(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
@@ -66,7 +68,12 @@ class _Closing:
     def __enter__(self: _T) -> _T:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
 
@@ -85,13 +92,19 @@ class SyncConnection(_Closing):
     def api_versions(self) -> VersionRanges:
         return self._conn.api_versions
 
-    def send(self, request: Message, version: int | None = None, *, timeout: float | None = None) -> Message:
+    def send(
+        self, request: Message, version: int | None = None, *, timeout: float | None = None
+    ) -> Message:
         return self._loop.run(self._conn.send(request, version, timeout=timeout))
 
-    def exchange(self, request: Message, version: int | None = None, *, timeout: float | None = None) -> ResponseReceived:
+    def exchange(
+        self, request: Message, version: int | None = None, *, timeout: float | None = None
+    ) -> ResponseReceived:
         return self._loop.run(self._conn.exchange(request, version, timeout=timeout))
 
-    def send_oneway(self, request: Message, version: int | None = None, *, timeout: float | None = None) -> None:
+    def send_oneway(
+        self, request: Message, version: int | None = None, *, timeout: float | None = None
+    ) -> None:
         self._loop.run(self._conn.send_oneway(request, version, timeout=timeout))
 
     def _closed_by(self) -> Coroutine[Any, Any, None]:
@@ -119,7 +132,14 @@ class Cluster(_Closing):
     def brokers(self) -> dict[int, _cluster.Broker]:
         return self._cluster.brokers
 
-    def send(self, request: Message, version: int | None = None, *, to: Target | None = None, timeout: float | None = None) -> Message:
+    def send(
+        self,
+        request: Message,
+        version: int | None = None,
+        *,
+        to: Target | None = None,
+        timeout: float | None = None,
+    ) -> Message:
         return self._loop.run(self._cluster.send(request, version, to=to, timeout=timeout))
 
     def refresh(self, topics: list[str] | None = None) -> Message:

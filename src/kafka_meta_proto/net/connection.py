@@ -159,7 +159,11 @@ class ClientConnection(_Endpoint):
     answer the oldest request in flight (Kafka's own client holds the same rule)."""
 
     def __init__(
-        self, client_id: str | None = None, *, max_frame_size: int = protocol.MAX_FRAME_SIZE, registry: RegistryLike = REGISTRY
+        self,
+        client_id: str | None = None,
+        *,
+        max_frame_size: int = protocol.MAX_FRAME_SIZE,
+        registry: RegistryLike = REGISTRY,
     ):
         super().__init__(max_frame_size, registry)
         self.client_id = client_id
@@ -171,16 +175,22 @@ class ClientConnection(_Endpoint):
         """The requests awaiting a response, oldest first."""
         return list(self._in_flight.values())
 
-    def send_request(self, body: Message, api_version: int, *, expect_response: bool | None = None) -> int:
+    def send_request(
+        self, body: Message, api_version: int, *, expect_response: bool | None = None
+    ) -> int:
         """Queue ``body`` at ``api_version``; return its correlation id. A request Kafka does not
         answer (acks-0 Produce, unless ``expect_response`` says otherwise) is not kept in flight."""
         self._check_usable()
         if body.MESSAGE_TYPE != "request" or body.API_KEY is None:
             raise TypeError(f"{type(body).__name__} is not a request")
         correlation_id = self._take_correlation_id()
-        self._outgoing += protocol.encode_request(body, api_version, correlation_id, self.client_id, registry=self.registry)
+        self._outgoing += protocol.encode_request(
+            body, api_version, correlation_id, self.client_id, registry=self.registry
+        )
         if expects_response(body) if expect_response is None else expect_response:
-            self._in_flight[correlation_id] = PendingRequest(correlation_id, body, api_version, body.API_KEY)
+            self._in_flight[correlation_id] = PendingRequest(
+                correlation_id, body, api_version, body.API_KEY
+            )
         return correlation_id
 
     def _take_correlation_id(self) -> int:
@@ -196,27 +206,47 @@ class ClientConnection(_Endpoint):
 
     def _response(self, payload: bytes) -> ResponseReceived:
         if len(payload) < 4:
-            raise self._fail(ProtocolError(f"a response frame of {len(payload)} bytes, shorter than its correlation id"))
+            raise self._fail(
+                ProtocolError(
+                    f"a response frame of {len(payload)} bytes, shorter than its correlation id"
+                )
+            )
         correlation_id = int.from_bytes(payload[:4], "big", signed=True)
         pending = self._in_flight.get(correlation_id)
         if pending is None:
-            raise self._fail(ProtocolError(f"a response with correlation id {correlation_id}, which no request in flight has"))
+            raise self._fail(
+                ProtocolError(
+                    f"a response with correlation id {correlation_id}, which no request in flight has"
+                )
+            )
         oldest = next(iter(self._in_flight))
         if correlation_id != oldest:
-            raise self._fail(ProtocolError(f"the response to correlation id {correlation_id} came before the one to {oldest}"))
+            raise self._fail(
+                ProtocolError(
+                    f"the response to correlation id {correlation_id} came before the one to {oldest}"
+                )
+            )
         del self._in_flight[correlation_id]
         frame = protocol.frame(payload)
         try:
             version, response = self._decode(frame, pending)
         except DecodeError as e:
             name = type(pending.request).__name__
-            raise self._fail(ProtocolError(f"the response to {name} v{pending.api_version} (correlation id {correlation_id}) does not decode: {e}")) from e
+            raise self._fail(
+                ProtocolError(
+                    f"the response to {name} v{pending.api_version} (correlation id {correlation_id}) does not decode: {e}"
+                )
+            ) from e
         return ResponseReceived(pending.request, version, response, frame)
 
-    def _decode(self, frame: bytes, pending: PendingRequest) -> tuple[int, protocol.Response[Message]]:
+    def _decode(
+        self, frame: bytes, pending: PendingRequest
+    ) -> tuple[int, protocol.Response[Message]]:
         api_key, version = pending.api_key, pending.api_version
         try:
-            return version, protocol.decode_response(frame, api_key, version, registry=self.registry)
+            return version, protocol.decode_response(
+                frame, api_key, version, registry=self.registry
+            )
         except DecodeError:
             # A broker refusing our ApiVersions version answers in version 0 (Kafka's
             # ApiVersionsResponse.parse falls back the same way).
@@ -230,7 +260,9 @@ class ServerConnection(_Endpoint):
     events; ``send_response`` may be called in any order, and the bytes go out in request order,
     as Kafka guarantees its clients."""
 
-    def __init__(self, *, max_frame_size: int = protocol.MAX_FRAME_SIZE, registry: RegistryLike = REGISTRY):
+    def __init__(
+        self, *, max_frame_size: int = protocol.MAX_FRAME_SIZE, registry: RegistryLike = REGISTRY
+    ):
         super().__init__(max_frame_size, registry)
         # correlation id -> (version to answer at, encoded response once given), in request order
         self._awaiting: OrderedDict[int, tuple[int, bytes | None]] = OrderedDict()
@@ -240,7 +272,9 @@ class ServerConnection(_Endpoint):
         """Requests received and not yet answered (an answer held back by an earlier one counts)."""
         return len(self._awaiting)
 
-    def receive_data(self, data: bytes | bytearray | memoryview) -> list[RequestReceived | UnsupportedRequest]:
+    def receive_data(
+        self, data: bytes | bytearray | memoryview
+    ) -> list[RequestReceived | UnsupportedRequest]:
         """The requests ``data`` completes, decoded at their versions."""
         return [self._request(frame) for frame in self._frames(data)]
 
@@ -250,8 +284,14 @@ class ServerConnection(_Endpoint):
             request = protocol.decode_request(frame, registry=self.registry)
         except UnsupportedVersionDecodeError as e:
             if len(payload) < 8:
-                raise self._fail(ProtocolError(f"a request frame of {len(payload)} bytes, shorter than its header: {e}")) from e
-            api_key, api_version = (int.from_bytes(payload[i : i + 2], "big", signed=True) for i in (0, 2))
+                raise self._fail(
+                    ProtocolError(
+                        f"a request frame of {len(payload)} bytes, shorter than its header: {e}"
+                    )
+                ) from e
+            api_key, api_version = (
+                int.from_bytes(payload[i : i + 2], "big", signed=True) for i in (0, 2)
+            )
             correlation_id = int.from_bytes(payload[4:8], "big", signed=True)
             self._expect(correlation_id, 0)
             return UnsupportedRequest(correlation_id, api_key, api_version, str(e))
@@ -264,10 +304,16 @@ class ServerConnection(_Endpoint):
 
     def _expect(self, correlation_id: int, api_version: int) -> None:
         if correlation_id in self._awaiting:
-            raise self._fail(ProtocolError(f"correlation id {correlation_id} reused while its request awaits an answer"))
+            raise self._fail(
+                ProtocolError(
+                    f"correlation id {correlation_id} reused while its request awaits an answer"
+                )
+            )
         self._awaiting[correlation_id] = (api_version, None)
 
-    def send_response(self, correlation_id: int, body: Message, api_version: int | None = None) -> None:
+    def send_response(
+        self, correlation_id: int, body: Message, api_version: int | None = None
+    ) -> None:
         """Answer the request with this correlation id, at its version unless one is given (an
         UnsupportedRequest is answered at version 0 unless told)."""
         self._check_usable()

@@ -22,7 +22,9 @@ class FrameTooLarge(ProtocolError):
     """A frame announced a size above the limit (refused before reading or allocating it)."""
 
     def __init__(self, size: int, limit: int):
-        super().__init__(f"the peer announced a frame of {size} bytes, over the limit of {limit} bytes")
+        super().__init__(
+            f"the peer announced a frame of {size} bytes, over the limit of {limit} bytes"
+        )
         self.size = size
         self.limit = limit
 

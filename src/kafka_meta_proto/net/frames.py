@@ -38,7 +38,11 @@ class FrameReader:
         while len(buffer) - start >= 4:
             (size,) = INT32.unpack_from(buffer, start)
             if size < 0 or size > self.max_frame_size:
-                self._failed = FrameTooLarge(size, self.max_frame_size) if size > 0 else ProtocolError(f"the peer announced a negative frame size {size}")
+                self._failed = (
+                    FrameTooLarge(size, self.max_frame_size)
+                    if size > 0
+                    else ProtocolError(f"the peer announced a negative frame size {size}")
+                )
                 del buffer[:]
                 raise self._failed
             end = start + 4 + size

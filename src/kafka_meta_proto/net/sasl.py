@@ -71,7 +71,9 @@ class Scram:
 
     def __post_init__(self) -> None:
         if self.mechanism not in _HASHES:
-            raise ValueError(f"unknown SCRAM mechanism {self.mechanism!r} (known: {', '.join(_HASHES)})")
+            raise ValueError(
+                f"unknown SCRAM mechanism {self.mechanism!r} (known: {', '.join(_HASHES)})"
+            )
 
     def start(self) -> ScramExchange:
         return ScramExchange(self, self.nonce or secrets.token_urlsafe(24))
@@ -122,12 +124,22 @@ class ScramExchange:
         if "e" in attrs:
             raise AuthenticationFailed(f"the server refused the SCRAM exchange: {attrs['e']}")
         try:
-            nonce, salt, iterations = attrs["r"], base64.b64decode(attrs["s"], validate=True), int(attrs["i"])
+            nonce, salt, iterations = (
+                attrs["r"],
+                base64.b64decode(attrs["s"], validate=True),
+                int(attrs["i"]),
+            )
         except (KeyError, ValueError) as e:
-            raise AuthenticationFailed(f"the server's first SCRAM message is malformed: {server_first!r}") from e
+            raise AuthenticationFailed(
+                f"the server's first SCRAM message is malformed: {server_first!r}"
+            ) from e
         if not nonce.startswith(self._nonce) or iterations < 1:
-            raise AuthenticationFailed("the server's SCRAM nonce does not extend ours, or its iteration count is not positive")
-        salted = hashlib.pbkdf2_hmac(self._hash, self._credentials.password.encode(), salt, iterations)
+            raise AuthenticationFailed(
+                "the server's SCRAM nonce does not extend ours, or its iteration count is not positive"
+            )
+        salted = hashlib.pbkdf2_hmac(
+            self._hash, self._credentials.password.encode(), salt, iterations
+        )
         client_key = self._hmac(salted, b"Client Key")
         stored_key = hashlib.new(self._hash, client_key).digest()
         without_proof = f"c={base64.b64encode(self.GS2_HEADER.encode()).decode()},r={nonce}"
@@ -145,6 +157,10 @@ class ScramExchange:
         try:
             signature = base64.b64decode(attrs["v"], validate=True)
         except (KeyError, ValueError) as e:
-            raise AuthenticationFailed(f"the server's final SCRAM message is malformed: {server_final!r}") from e
+            raise AuthenticationFailed(
+                f"the server's final SCRAM message is malformed: {server_final!r}"
+            ) from e
         if not hmac.compare_digest(signature, expected):
-            raise AuthenticationFailed("the server's SCRAM signature does not verify: it does not know the password")
+            raise AuthenticationFailed(
+                "the server's SCRAM signature does not verify: it does not know the password"
+            )

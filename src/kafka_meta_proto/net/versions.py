@@ -65,11 +65,17 @@ def choose_version(
     low, high = peer[api_key]
     if requested is not None:
         if requested not in ours:
-            raise NoCommonVersion(f"{cls.NAME} has no version {requested} here (versions {ours[0]}-{ours[-1]})")
+            raise NoCommonVersion(
+                f"{cls.NAME} has no version {requested} here (versions {ours[0]}-{ours[-1]})"
+            )
         if not low <= requested <= high:
-            raise NoCommonVersion(f"the peer speaks {cls.NAME} versions {low}-{high}, not {requested}")
+            raise NoCommonVersion(
+                f"the peer speaks {cls.NAME} versions {low}-{high}, not {requested}"
+            )
         return requested
     common = [v for v in ours if low <= v <= high]
     if not common:
-        raise NoCommonVersion(f"{cls.NAME}: the peer speaks versions {low}-{high}, this package {ours[0]}-{ours[-1]}")
+        raise NoCommonVersion(
+            f"{cls.NAME}: the peer speaks versions {low}-{high}, this package {ours[0]}-{ours[-1]}"
+        )
     return common[-1]
