@@ -89,29 +89,45 @@ def test_many_requests_in_flight_answered_in_any_order_of_completion():
     assert run(scenario()) == [str(i) for i in range(50)]
 
 
+def held_until(release: asyncio.Event, arrived: list) -> object:
+    """A Metadata handler that notes each request and answers once ``release`` is set."""
+
+    async def handler(event):
+        arrived.append(event.body.topics[0].name)
+        await release.wait()
+        return named(event)
+
+    return handler
+
+
 def test_a_timed_out_call_leaves_the_connection_usable():
     async def scenario():
-        async with LoopbackBroker({3: answer_with(named, delay=0.5)}) as broker:
+        release, arrived = asyncio.Event(), []
+        async with LoopbackBroker({3: held_until(release, arrived)}) as broker:
             async with await connect("127.0.0.1", broker.port) as conn:
                 with pytest.raises(
                     RequestTimedOut,
                     match=r"no response to MetadataRequest v\d+ \(correlation id 1\) .* within 0.1 s",
                 ):
                     await conn.send(metadata_for("late"), timeout=0.1)
-                # the late answer arrives first and is dropped; this call gets its own
+                release.set()  # the late answer comes first and is dropped; this call gets its own
                 assert (await conn.send(metadata_for("next"))).cluster_id == "next"
+        assert arrived == ["late", "next"]
 
     run(scenario())
 
 
 def test_cancelling_one_call_does_not_break_the_others():
     async def scenario():
-        async with LoopbackBroker({3: answer_with(named, delay=0.2)}) as broker:
+        release, arrived = asyncio.Event(), []
+        async with LoopbackBroker({3: held_until(release, arrived)}) as broker:
             async with await connect("127.0.0.1", broker.port) as conn:
                 doomed = asyncio.ensure_future(conn.send(metadata_for("doomed")))
                 kept = asyncio.ensure_future(conn.send(metadata_for("kept")))
-                await asyncio.sleep(0.05)
+                while len(arrived) < 2:  # both in flight at the broker
+                    await asyncio.sleep(0.01)
                 doomed.cancel()
+                release.set()
                 assert (await kept).cluster_id == "kept"
                 assert doomed.cancelled()
                 assert (await conn.send(metadata_for("after"))).cluster_id == "after"
