@@ -36,6 +36,9 @@ class Picture:
         self.ports: dict[int, int] = {}
         self.leader, self.coordinator = 1, 1
         self.metadata_asked = 0
+        self.coordinator_errors: list[int] = (
+            []
+        )  # FindCoordinator's next answers, before the real one
 
     def metadata(self):
         async def handler(event):
@@ -55,6 +58,10 @@ class Picture:
     def find_coordinator(self):
         async def handler(event):
             C = FindCoordinatorResponse.Coordinator
+            if self.coordinator_errors:
+                return FindCoordinatorResponse(
+                    coordinators=[C(error_code=self.coordinator_errors.pop(0))]
+                )
             port = self.ports[self.coordinator]
             return FindCoordinatorResponse(
                 coordinators=[
@@ -184,6 +191,25 @@ def test_group_requests_go_to_the_coordinator_found_again_when_it_moves():
             assert (await cluster.send(heartbeat)).error_code == 0
             assert cluster.coordinators == {(0, "g"): 2}
             assert (await cluster.connection_for(Coordinator("g"))).address[1] == brokers[2].port
+
+    run(scenario())
+
+
+def test_find_coordinator_asks_again_while_the_coordinator_is_not_available():
+    async def scenario():
+        async with small_cluster(1) as (picture, brokers, cluster):
+            picture.coordinator_errors = [
+                15,
+                14,
+            ]  # COORDINATOR_NOT_AVAILABLE, then LOAD_IN_PROGRESS
+            heartbeat = HeartbeatRequest(group_id="g", generation_id=1, member_id="m")
+            assert (await cluster.send(heartbeat)).error_code == 0
+            assert picture.coordinator_errors == []
+            picture.coordinator_errors = [30]  # GROUP_AUTHORIZATION_FAILED: not retriable
+            with pytest.raises(
+                NetworkError, match=r"FindCoordinator for 'h' .* GROUP_AUTHORIZATION_FAILED \(30\)"
+            ):
+                await cluster.send(HeartbeatRequest(group_id="h", generation_id=1, member_id="m"))
 
     run(scenario())
 

@@ -153,10 +153,14 @@ def test_cluster_routes_to_leaders_and_the_group_coordinator(kafka):
                 )
                 data = ProduceRequest.TopicProduceData(name=topic, topic_id=created.topic_id,
                                                        partition_data=[ProduceRequest.PartitionProduceData(index=p, records=batch.encode())])  # fmt: skip
-                body = await cluster.send(
-                    ProduceRequest(
-                        acks=-1, timeout_ms=30000, transactional_id=None, topic_data=[data]
-                    )
+                produce = ProduceRequest(
+                    acks=-1, timeout_ms=30000, transactional_id=None, topic_data=[data]
+                )
+                # a new partition's leader may take a moment to serve it (NOT_LEADER_OR_FOLLOWER
+                # even after the cluster's one refresh): ask again, as a producer does
+                body = await settled(
+                    lambda: cluster.send(produce),
+                    lambda b: b.responses[0].partition_responses[0].error_code,
                 )
                 answers.append(body.responses[0].partition_responses[0].error_code)
             partition = OffsetCommitRequest.OffsetCommitRequestPartition(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
+from ..error_codes import ErrorCode
 from ..message import Message
 from ..messages.find_coordinator_request import FindCoordinatorRequest
 from ..messages.find_coordinator_response import FindCoordinatorResponse
@@ -39,13 +40,21 @@ class Cluster:
     """``async with Cluster([("host", 9092)], **connect_options) as cluster: await cluster.send(...)``.
 
     ``connect_options`` are ``connect``'s (ssl, sasl, client_id, timeout, ...), used for every
-    connection the cluster opens."""
+    connection the cluster opens; ``retry_backoff`` is the pause before the one retry after a
+    stale-route answer."""
 
-    def __init__(self, bootstrap: Sequence[tuple[str, int]], **connect_options: Any):
+    def __init__(
+        self,
+        bootstrap: Sequence[tuple[str, int]],
+        *,
+        retry_backoff: float = 0.1,
+        **connect_options: Any,
+    ):
         if not bootstrap:
             raise ValueError("a cluster needs at least one bootstrap address")
         self.bootstrap = list(bootstrap)
         self.connect_options = connect_options
+        self.retry_backoff = retry_backoff  # seconds between a stale-route answer and the retry
         self.brokers: dict[int, Broker] = {}
         self.controller_id = -1
         self.cluster_id: str | None = None
@@ -92,6 +101,7 @@ class Cluster:
         if not is_stale_route(body):
             return body
         self._forget(target)
+        await asyncio.sleep(self.retry_backoff)  # Kafka's clients wait retry.backoff.ms too
         await self.refresh()
         conn = await self.connection_for(target)
         return await conn.send(request, version, timeout=timeout)
@@ -141,7 +151,27 @@ class Cluster:
         return self.coordinators[key]
 
     async def _find_coordinator(self, target: Coordinator) -> int:
+        """Ask FindCoordinator, again while the answer is retriable (the coordinator's topic is
+        still being created or loaded), as Kafka's clients do, within the connection's timeout."""
         conn = await self._any_connection()
+        deadline = asyncio.get_running_loop().time() + conn.timeout
+        pause = 0.05
+        while True:
+            error, node_id, host, port = await self._ask_coordinator(conn, target)
+            code = ErrorCode.for_code(error)
+            if not error:
+                self.brokers.setdefault(node_id, Broker(node_id, host, port))
+                return node_id
+            if not code.retriable or asyncio.get_running_loop().time() + pause > deadline:
+                raise NetworkError(
+                    f"FindCoordinator for {target.key!r} (key type {target.key_type}) failed: {code.name} ({error})"
+                )
+            await asyncio.sleep(pause)
+            pause = min(2 * pause, 1.0)
+
+    @staticmethod
+    async def _ask_coordinator(conn: Connection, target: Coordinator) -> tuple[int, int, str, int]:
+        """One FindCoordinator: (error code, node id, host, port)."""
         version = conn.version_for(FindCoordinatorRequest)
         batched = version >= 4  # a list of keys, and one answer per key, from version 4 on
         request = FindCoordinatorRequest(
@@ -149,17 +179,8 @@ class Cluster:
             **({"coordinator_keys": [target.key]} if batched else {"key": target.key}),
         )
         answer = await conn.send(request, version, expect=FindCoordinatorResponse)
-        if batched:
-            found = answer.coordinators[0]
-            error, node_id, host, port = found.error_code, found.node_id, found.host, found.port
-        else:
-            error, node_id, host, port = answer.error_code, answer.node_id, answer.host, answer.port
-        if error:
-            raise NetworkError(
-                f"FindCoordinator for {target.key!r} (key type {target.key_type}) failed with error code {error}"
-            )
-        self.brokers.setdefault(node_id, Broker(node_id, host, port))
-        return node_id
+        found = answer.coordinators[0] if batched else answer
+        return found.error_code, found.node_id, found.host, found.port
 
     def _forget(self, target: Target) -> None:
         if isinstance(target, Coordinator):
