@@ -47,6 +47,8 @@ API_PACKAGES = [
     "kafka_meta_proto.log",
     "kafka_meta_proto.commands",
     "kafka_meta_proto.messages",
+    "kafka_meta_proto.net",
+    "kafka_meta_proto.client",
 ]
 
 USER_SCRIPT = """

@@ -10,6 +10,12 @@ that is controller and broker at once; ``release_version`` is given to the stora
 ``--release-version`` and ``format_options`` (e.g. ``["--standalone"]``) to it as they are; a
 setting given as None is left out of the nodes' configuration. Each node logs to
 ``WORKDIR/node-N.log``.
+
+``listeners`` adds client listeners to every broker beside PLAINTEXT, by name and security
+protocol (``{"SASL_SSL": "SASL_SSL"}``), each on a free port of its own (``node.ports[name]``,
+``cluster.bootstrap_for(name)``); their TLS and SASL settings go in ``settings`` under Kafka's
+``listener.name.<name>.`` prefix, and SCRAM credentials in ``format_options`` (the storage
+tool's ``--add-scram``).
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ class Node:
     roles: tuple[str, ...]  # "controller", "broker"
     port: int  # the client listener (brokers) or the controller listener
     controller_port: int | None = None  # a combined node's controller listener
+    ports: dict[str, int] = field(default_factory=dict)  # the extra client listeners' ports
     process: subprocess.Popen | None = field(default=None, repr=False)
 
     @property
@@ -65,6 +72,7 @@ class KafkaCluster:
         formatter: str = "kafka",
         release_version: str | None = None,
         format_options: list[str] | None = None,
+        listeners: dict[str, str] | None = None,
     ):
         reason = kafka_oracle.missing(release)
         if reason:
@@ -81,6 +89,10 @@ class KafkaCluster:
         else:
             self.nodes = [Node(1, ("controller",), free_port())]
             self.nodes += [Node(1 + i, ("broker",), free_port()) for i in range(1, brokers + 1)]
+        self.listeners = dict(listeners or {})  # extra client listener name -> security protocol
+        for node in self.nodes:
+            if node.is_broker:
+                node.ports = {name: free_port() for name in self.listeners}
         self.cluster_id = ""
         self.startup_seconds = 0.0
 
@@ -98,6 +110,10 @@ class KafkaCluster:
     @property
     def bootstrap(self) -> list[tuple[str, int]]:
         return [("127.0.0.1", n.port) for n in self.nodes if n.is_broker]
+
+    def bootstrap_for(self, listener: str) -> list[tuple[str, int]]:
+        """The brokers' addresses on an extra listener."""
+        return [("127.0.0.1", n.ports[listener]) for n in self.nodes if n.is_broker]
 
     def node(self, node_id: int) -> Node:
         return next(n for n in self.nodes if n.node_id == node_id)
@@ -119,7 +135,9 @@ class KafkaCluster:
             "node.id": str(node.node_id),
             "controller.quorum.voters": f"{self.controller.node_id}@{host}:{cport}",
             "controller.listener.names": "CONTROLLER",
-            "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+            "listener.security.protocol.map": ",".join(
+                ["CONTROLLER:PLAINTEXT", "PLAINTEXT:PLAINTEXT", *(f"{n}:{p}" for n, p in self.listeners.items())]
+            ),
             "log.dirs": str(self.data_dir(node)),
             "num.partitions": "1",
             "offsets.topic.replication.factor": "1",
@@ -131,7 +149,8 @@ class KafkaCluster:
         listeners = []
         if node.is_broker:
             listeners.append(f"PLAINTEXT://{host}:{node.port}")
-            props["advertised.listeners"] = f"PLAINTEXT://{host}:{node.port}"
+            listeners += [f"{name}://{host}:{port}" for name, port in node.ports.items()]
+            props["advertised.listeners"] = ",".join(listeners)
             props["inter.broker.listener.name"] = "PLAINTEXT"
         if "controller" in node.roles:
             listeners.append(f"CONTROLLER://{host}:{node.controller_port or node.port}")
