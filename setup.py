@@ -42,7 +42,7 @@ class OptionalBuildExt(build_ext):
 # _codec_api.h, log/_records.h. KAFKA_META_PROTO_NO_EXTENSION=1 builds the pure Python package.
 PACKAGE = "src/kafka_meta_proto/"
 EXTENSIONS = {
-    "kafka_meta_proto._codec": ["_codec.c", "_codec_json.c"],
+    "kafka_meta_proto._codec": ["_codec_read.c", "_codec_json_form.c"],
     "kafka_meta_proto.log._records": ["log/_records.c"],
     "kafka_meta_proto.pipeline._rows": ["pipeline/_rows.c", "pipeline/_arrow.c"],
 }
