@@ -16,6 +16,14 @@
 #include "_c_common.h"
 #include "_codec_api.h"
 
+/* The names below are the extension's own: hidden from other shared objects, so that a call
+ * between the codec's files is a direct call (not through the PLT, as a name another object
+ * could interpose would be) and the compiler may treat each function as the one called. Only
+ * PyInit__codec is exported (PyMODINIT_FUNC says so). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(hidden)
+#endif
+
 /* -- Compiled layouts ------------------------------------------------------------------------ */
 
 typedef struct LayoutObject LayoutObject;
@@ -87,6 +95,8 @@ PyObject *layout_read(LayoutObject *L, PyObject *const *args, Py_ssize_t nargs);
 
 /* _codec_measure.c: adds the encoded size of o (of L's class) to *size; -1 declines. */
 int measure_struct(LayoutObject *L, PyObject *o, Py_ssize_t *size);
+/* v differs from the default of a tagged or absent field: 1, 0, or -1 to decline. */
+int value_differs(PyObject *v, PyObject *dflt, PyObject *cmp, const Py_ssize_t *cmp_slots, Py_ssize_t ncmp);
 
 /* _codec_write.c: the whole encoding of o, or NULL to decline; Layout.encode and Layout.size. */
 PyObject *encode_object(LayoutObject *L, PyObject *o);
@@ -120,5 +130,9 @@ PyObject *codec_json_text_alone(PyObject *module, PyObject *value);
  * text of a value, NULL (an error set or not) where they decline. */
 PyObject *message_json_form(PyObject *message, PyObject *version);
 PyObject *value_json_text(PyObject *value);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #endif

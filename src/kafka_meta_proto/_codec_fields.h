@@ -153,44 +153,6 @@ text_view(PyObject *v, const char **data, Py_ssize_t *n)
     return *data != NULL && *n <= 0x7FFF ? 0 : -1;
 }
 
-/* a != b as Python evaluates it, the common cases without a call (-1: decline). */
-static inline int
-not_equal(PyObject *a, PyObject *b)
-{
-    long long x, y;
-    if (a == b && (PyLong_CheckExact(a) || PyUnicode_CheckExact(a) || a == Py_None || a == empty_tuple))
-        return 0;
-    if (PyLong_CheckExact(a) && PyLong_CheckExact(b) && small_int(a, &x) && small_int(b, &y))
-        return x != y;
-    return python_ne(a, b);
-}
-
-/* v differs from the default (it is then written, or refused where the field is absent). A
- * struct default is compared as the generated writer compares it: the class, then each field in
- * order until one differs, instead of the dataclass __eq__ (two tuples and Python code). */
-static inline int
-differs(PyObject *v, PyObject *dflt, PyObject *cmp, const Py_ssize_t *cmp_slots, Py_ssize_t ncmp)
-{
-    if (v == dflt)
-        return 0;
-    if (dflt == Py_None)
-        return 1;
-    if (dflt == (PyObject *)&PyList_Type)
-        return !(PyList_CheckExact(v) && PyList_GET_SIZE(v) == 0);
-    if (cmp_slots == NULL)
-        return PyObject_RichCompareBool(v, cmp != NULL ? cmp : dflt, Py_NE); /* -1: decline */
-    if (Py_TYPE(v) != Py_TYPE(cmp))
-        return 1;
-    for (Py_ssize_t i = 0; i < ncmp; i++) {
-        PyObject *a = SLOT(v, cmp_slots[i]);
-        int d = a == NULL ? -1 : not_equal(a, SLOT(cmp, cmp_slots[i]));
-        if (d != 0)
-            return d;
-    }
-    return 0;
-}
-
-
 /* -- Sizes ------------------------------------------------------------------------------------ */
 
 static inline int

@@ -3,6 +3,44 @@
  * exactly that size. */
 #include "_codec_fields.h"
 
+/* a != b as Python evaluates it, the common cases without a call (-1: decline). */
+static int
+not_equal(PyObject *a, PyObject *b)
+{
+    long long x, y;
+    if (a == b && (PyLong_CheckExact(a) || PyUnicode_CheckExact(a) || a == Py_None || a == empty_tuple))
+        return 0;
+    if (PyLong_CheckExact(a) && PyLong_CheckExact(b) && small_int(a, &x) && small_int(b, &y))
+        return x != y;
+    return python_ne(a, b);
+}
+
+/* v differs from the default (it is then written, or refused where the field is absent). A
+ * struct default is compared as the generated writer compares it: the class, then each field in
+ * order until one differs, instead of the dataclass __eq__ (two tuples and Python code). Kept out
+ * of measure_struct: inlined there, it slowed the loop over the steps. */
+__attribute__((noinline)) int
+value_differs(PyObject *v, PyObject *dflt, PyObject *cmp, const Py_ssize_t *cmp_slots, Py_ssize_t ncmp)
+{
+    if (v == dflt)
+        return 0;
+    if (dflt == Py_None)
+        return 1;
+    if (dflt == (PyObject *)&PyList_Type)
+        return !(PyList_CheckExact(v) && PyList_GET_SIZE(v) == 0);
+    if (cmp_slots == NULL)
+        return PyObject_RichCompareBool(v, cmp != NULL ? cmp : dflt, Py_NE); /* -1: decline */
+    if (Py_TYPE(v) != Py_TYPE(cmp))
+        return 1;
+    for (Py_ssize_t i = 0; i < ncmp; i++) {
+        PyObject *a = SLOT(v, cmp_slots[i]);
+        int d = a == NULL ? -1 : not_equal(a, SLOT(cmp, cmp_slots[i]));
+        if (d != 0)
+            return d;
+    }
+    return 0;
+}
+
 /* What most strings of a flexible version take, told without a call: an ASCII string under 127
  * bytes, or null, after its one-byte length; 0 for any other value (measure_value sizes it). */
 static inline Py_ssize_t
@@ -22,7 +60,7 @@ absent_unchanged(LayoutObject *L, PyObject *o)
     for (Py_ssize_t i = 0; i < L->nabsent; i++) {
         const Absent *a = &L->absent[i];
         PyObject *v = SLOT(o, a->offset);
-        if (v == NULL || (a->checked && differs(v, a->value, a->cmp, a->cmp_slots, a->ncmp) != 0))
+        if (v == NULL || (a->checked && value_differs(v, a->value, a->cmp, a->cmp_slots, a->ncmp) != 0))
             return -1;
     }
     return 0;
@@ -39,7 +77,7 @@ measure_tagged(LayoutObject *L, PyObject *o, PyObject **unknown, Py_ssize_t nunk
         PyObject *v = SLOT(o, f->offset);
         if (v == NULL)
             return -1;
-        int d = differs(v, f->dflt, f->cmp, f->cmp_slots, f->ncmp);
+        int d = value_differs(v, f->dflt, f->cmp, f->cmp_slots, f->ncmp);
         if (d < 0)
             return -1;
         if (d) {

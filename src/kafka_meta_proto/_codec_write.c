@@ -86,7 +86,7 @@ write_tagged(LayoutObject *L, PyObject *o, PyObject **unknown, Py_ssize_t nunkno
     if (known == NULL || (nunknown && (order == NULL || tags == NULL)))
         goto done;
     for (Py_ssize_t i = 0; i < L->ntagged; i++) {
-        int d = differs(SLOT(o, L->tagged[i].offset), L->tagged[i].dflt, L->tagged[i].cmp, L->tagged[i].cmp_slots,
+        int d = value_differs(SLOT(o, L->tagged[i].offset), L->tagged[i].dflt, L->tagged[i].cmp, L->tagged[i].cmp_slots,
                         L->tagged[i].ncmp);
         if (d < 0)
             goto done;
