@@ -81,7 +81,7 @@ message_size(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *
     if (nargs == 1 && kwnames == NULL) {
         LayoutObject *L = layout_for(Py_TYPE(self), args[0]);
         Py_ssize_t size = 0;
-        if (L != NULL && measure_struct(L, self, &size) == 0)
+        if (L != NULL && measure_object(L, self, &size) == 0)
             return PyLong_FromSsize_t(size);
         PyErr_Clear();
     }

@@ -93,8 +93,10 @@ PyObject *read_struct(Input *in, LayoutObject *L, Py_ssize_t *pos);
 PyObject *layout_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames);
 PyObject *layout_read(LayoutObject *L, PyObject *const *args, Py_ssize_t nargs);
 
-/* _codec_measure.c: adds the encoded size of o (of L's class) to *size; -1 declines. */
-int measure_struct(LayoutObject *L, PyObject *o, Py_ssize_t *size);
+/* _codec_measure.c: adds the encoded size of o (of L's class), or of one field's value v, to
+ * *size; -1 declines. */
+int measure_object(LayoutObject *L, PyObject *o, Py_ssize_t *size);
+int measure_field(const Field *f, PyObject *v, Py_ssize_t *size);
 /* v differs from the default of a tagged or absent field: 1, 0, or -1 to decline. */
 int value_differs(PyObject *v, PyObject *dflt, PyObject *cmp, const Py_ssize_t *cmp_slots, Py_ssize_t ncmp);
 

@@ -107,7 +107,7 @@ write_tagged(LayoutObject *L, PyObject *o, PyObject **unknown, Py_ssize_t nunkno
             const Field *f = &L->tagged[k++];
             PyObject *v = SLOT(o, f->offset);
             Py_ssize_t t = 0;
-            if (measure_value(f, v, &t) < 0 || put_uvarint(out, f->tag) < 0 || put_uvarint(out, (uint64_t)t) < 0 ||
+            if (measure_field(f, v, &t) < 0 || put_uvarint(out, f->tag) < 0 || put_uvarint(out, (uint64_t)t) < 0 ||
                 write_value(f, v, out) < 0)
                 goto done;
         } else {
@@ -154,7 +154,7 @@ PyObject *
 encode_object(LayoutObject *L, PyObject *o)
 {
     Py_ssize_t size = 0;
-    if (Py_TYPE(o) != L->cls || measure_struct(L, o, &size) < 0)
+    if (Py_TYPE(o) != L->cls || measure_object(L, o, &size) < 0)
         return NULL;
     PyObject *result = PyBytes_FromStringAndSize(NULL, size);
     if (result == NULL)
@@ -184,7 +184,7 @@ PyObject *
 layout_size(LayoutObject *L, PyObject *o)
 {
     Py_ssize_t size = 0;
-    if (Py_TYPE(o) != L->cls || measure_struct(L, o, &size) < 0) {
+    if (Py_TYPE(o) != L->cls || measure_object(L, o, &size) < 0) {
         PyErr_Clear();
         Py_RETURN_NONE;
     }
