@@ -38,15 +38,25 @@ class OptionalBuildExt(build_ext):
 
 # The C extensions, one per layer, each the compiled twin of Python code that runs without it:
 # the message codec, the record reader of log/ and the row making of pipeline/ (which calls the
-# message codec through its capsule). Their headers: _c_common.h (shared inline helpers),
+# message codec through its capsule), the codec in one file per job (_codec.h names them). Their
+# headers: _c_common.h (shared inline helpers), _codec.h and _codec_fields.h (the codec's own),
 # _codec_api.h, log/_records.h. KAFKA_META_PROTO_NO_EXTENSION=1 builds the pure Python package.
 PACKAGE = "src/kafka_meta_proto/"
 EXTENSIONS = {
-    "kafka_meta_proto._codec": ["_codec.c", "_codec_json.c"],
+    "kafka_meta_proto._codec": [
+        "_codec.c",
+        "_codec_layout.c",
+        "_codec_read.c",
+        "_codec_decode.c",
+        "_codec_measure.c",
+        "_codec_write.c",
+        "_codec_json_form.c",
+        "_codec_json_text.c",
+    ],
     "kafka_meta_proto.log._records": ["log/_records.c"],
     "kafka_meta_proto.pipeline._rows": ["pipeline/_rows.c", "pipeline/_arrow.c"],
 }
-HEADERS = ["_c_common.h", "_codec.h", "_codec_api.h", "log/_records.h", "pipeline/_arrow.h"]
+HEADERS = ["_c_common.h", "_codec.h", "_codec_fields.h", "_codec_api.h", "log/_records.h", "pipeline/_arrow.h"]
 extensions = []
 if os.environ.get("KAFKA_META_PROTO_NO_EXTENSION", "") in ("", "0"):
     for name, sources in EXTENSIONS.items():

@@ -1,4 +1,4 @@
-/* Inline helpers the package's C extensions share: the message codec (_codec.c, _codec_json.c),
+/* Inline helpers the package's C extensions share: the message codec (_codec*.c),
  * the record reader (log/_records.c) and the row builder (pipeline/_rows.c, pipeline/_arrow.c).
  * Each extension is built on its own; everything here is static. */
 #ifndef KAFKA_META_PROTO_C_COMMON_H

@@ -1,6 +1,5 @@
-/* Kafka's JSON form of a message and JSON text, in C: what the generated ``_to_json_*``
- * functions build and what ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``
- * writes. The pipeline's decode stage does both for every record.
+/* Kafka's JSON form of a message, in C: what the generated ``_to_json_*`` functions build. The
+ * pipeline's decode stage makes it for every record, then its JSON text (_codec_json_text.c).
  *
  * A plan is one struct at one version: its fields in declaration order (the order of the
  * JSON keys), each with its JSON name, its slot, how its value converts and whether it is
@@ -14,7 +13,6 @@
  */
 #include "_codec.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -63,16 +61,55 @@ static PyTypeObject PlanType = {
 static PyObject *plans = NULL;          /* {class: {version: Plan}} */
 static PyObject *plan_builder = NULL;   /* json_plan.program(cls, version) -> program */
 static PyObject *unknown_to_json = NULL; /* _json.unknown_to_json */
-static PyObject *py_dumps = NULL;       /* the Python JSON text writer */
 static PyObject *to_json_name = NULL;   /* "_TO_JSON" */
 
-#define MAX_DEPTH 64
+static PlanObject *compile_plan(PyObject *program, int depth);
 
-/* (cls, ((key, attribute, kind, when_differs, default, child program or None), ...)) */
+/* One field of a plan: (key, attribute, kind, when_differs, default, child program or None). */
+static int
+compile_plan_field(PlanObject *P, PyObject *s, JField *f, int depth)
+{
+    Py_ssize_t n;
+    const char *kind;
+    if (!PyTuple_Check(s) || PyTuple_GET_SIZE(s) != 6 || !PyUnicode_Check(PyTuple_GET_ITEM(s, 0)) ||
+        (kind = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(s, 2), &n)) == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError, "malformed JSON plan field: %R", s);
+        return -1;
+    }
+    if (n < 1 || n > 2 || strchr("vuyS[", kind[0]) == NULL || (kind[0] == '[') != (n == 2) ||
+        (n == 2 && strchr("vuyS", kind[1]) == NULL)) {
+        PyErr_Format(PyExc_ValueError, "unknown JSON plan kind %R", PyTuple_GET_ITEM(s, 2));
+        return -1;
+    }
+    f->key = PyTuple_GET_ITEM(s, 0);
+    f->offset = slot_offset(P->cls, PyTuple_GET_ITEM(s, 1));
+    if (f->offset < 0)
+        return -1;
+    f->kind = kind[0];
+    f->elem = n == 2 ? kind[1] : 0;
+    f->when_differs = (char)PyObject_IsTrue(PyTuple_GET_ITEM(s, 3));
+    f->dflt = PyTuple_GET_ITEM(s, 4);
+    if ((f->kind == 'S' || f->elem == 'S') != (PyTuple_GET_ITEM(s, 5) != Py_None)) {
+        PyErr_Format(PyExc_ValueError, "a JSON plan names a child for structs alone: %R", s);
+        return -1;
+    }
+    if (PyTuple_GET_ITEM(s, 5) == Py_None)
+        return 0;
+    PlanObject *child = compile_plan(PyTuple_GET_ITEM(s, 5), depth + 1);
+    if (child == NULL)
+        return -1;
+    int r = PyList_Append(P->children, (PyObject *)child);
+    Py_DECREF(child);
+    f->child = child;
+    return r;
+}
+
+/* (cls, (field, ...)) compiled: the fields as compile_plan_field takes them. */
 static PlanObject *
 compile_plan(PyObject *program, int depth)
 {
-    if (depth > MAX_DEPTH || !PyTuple_Check(program) || PyTuple_GET_SIZE(program) != 2 ||
+    if (depth > JSON_MAX_DEPTH || !PyTuple_Check(program) || PyTuple_GET_SIZE(program) != 2 ||
         !PyType_Check(PyTuple_GET_ITEM(program, 0)) || !PyTuple_Check(PyTuple_GET_ITEM(program, 1))) {
         PyErr_Format(PyExc_ValueError, "malformed JSON plan: %R", program);
         return NULL;
@@ -91,45 +128,9 @@ compile_plan(PyObject *program, int depth)
         Py_DECREF(P);
         return (PlanObject *)PyErr_NoMemory();
     }
-    for (Py_ssize_t i = 0; i < P->n; i++) {
-        PyObject *s = PyTuple_GET_ITEM(fields, i);
-        JField *f = &P->fields[i];
-        Py_ssize_t n;
-        const char *kind;
-        if (!PyTuple_Check(s) || PyTuple_GET_SIZE(s) != 6 || !PyUnicode_Check(PyTuple_GET_ITEM(s, 0)) ||
-            (kind = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(s, 2), &n)) == NULL) {
-            if (!PyErr_Occurred())
-                PyErr_Format(PyExc_ValueError, "malformed JSON plan field: %R", s);
+    for (Py_ssize_t i = 0; i < P->n; i++)
+        if (compile_plan_field(P, PyTuple_GET_ITEM(fields, i), &P->fields[i], depth) < 0)
             goto fail;
-        }
-        if (n < 1 || n > 2 || strchr("vuyS[", kind[0]) == NULL || (kind[0] == '[') != (n == 2) ||
-            (n == 2 && strchr("vuyS", kind[1]) == NULL)) {
-            PyErr_Format(PyExc_ValueError, "unknown JSON plan kind %R", PyTuple_GET_ITEM(s, 2));
-            goto fail;
-        }
-        f->key = PyTuple_GET_ITEM(s, 0);
-        f->offset = slot_offset(P->cls, PyTuple_GET_ITEM(s, 1));
-        if (f->offset < 0)
-            goto fail;
-        f->kind = kind[0];
-        f->elem = n == 2 ? kind[1] : 0;
-        f->when_differs = (char)PyObject_IsTrue(PyTuple_GET_ITEM(s, 3));
-        f->dflt = PyTuple_GET_ITEM(s, 4);
-        if ((f->kind == 'S' || f->elem == 'S') != (PyTuple_GET_ITEM(s, 5) != Py_None)) {
-            PyErr_Format(PyExc_ValueError, "a JSON plan names a child for structs alone: %R", s);
-            goto fail;
-        }
-        if (PyTuple_GET_ITEM(s, 5) != Py_None) {
-            PlanObject *child = compile_plan(PyTuple_GET_ITEM(s, 5), depth + 1);
-            if (child == NULL)
-                goto fail;
-            int r = PyList_Append(P->children, (PyObject *)child);
-            Py_DECREF(child);
-            if (r < 0)
-                goto fail;
-            f->child = child;
-        }
-    }
     PyObject *name = PyUnicode_FromString("unknown_tagged_fields");
     if (name == NULL)
         goto fail;
@@ -292,10 +293,44 @@ differs(PyObject *v, PyObject *dflt)
     return python_ne(v, dflt); /* not RichCompareBool, whose identity shortcut differs on a NaN */
 }
 
+/* The JSON value of one field's value v; NULL with an error set to decline. */
+static PyObject *
+form_field(const JField *f, PyObject *v, int depth)
+{
+    if (v != Py_None)
+        return f->kind == '[' ? convert_array(f, v, depth) : convert(f->kind, f->child, v, depth);
+    if (f->kind == 'u') { /* str(None) in Python: not a value a valid message holds */
+        PyErr_SetString(PyExc_ValueError, "a null uuid");
+        return NULL;
+    }
+    return Py_NewRef(Py_None);
+}
+
+/* The unknown tagged fields of o, where it has any, as "_unknownTaggedFields" of d. */
+static int
+form_unknown(PlanObject *P, PyObject *o, PyObject *d)
+{
+    PyObject *unknown = SLOT(o, P->unknown_offset);
+    int any = unknown == NULL ? -1 : PyObject_IsTrue(unknown);
+    if (any < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_AttributeError, "unknown_tagged_fields is not set");
+        return -1;
+    }
+    if (!any)
+        return 0;
+    PyObject *item = PyObject_CallOneArg(unknown_to_json, unknown);
+    if (item == NULL)
+        return -1;
+    int r = PyDict_SetItemString(d, "_unknownTaggedFields", item);
+    Py_DECREF(item);
+    return r;
+}
+
 static PyObject *
 form_struct(PlanObject *P, PyObject *o, int depth)
 {
-    if (Py_TYPE(o) != P->cls || depth > MAX_DEPTH) {
+    if (Py_TYPE(o) != P->cls || depth > JSON_MAX_DEPTH) {
         PyErr_SetString(PyExc_TypeError, "not the plan's class");
         return NULL;
     }
@@ -316,16 +351,7 @@ form_struct(PlanObject *P, PyObject *o, int depth)
             if (!w)
                 continue;
         }
-        PyObject *item;
-        if (v == Py_None) {
-            if (f->kind == 'u') { /* str(None) in Python: not a value a valid message holds */
-                PyErr_SetString(PyExc_ValueError, "a null uuid");
-                goto fail;
-            }
-            item = Py_NewRef(Py_None);
-        } else {
-            item = f->kind == '[' ? convert_array(f, v, depth) : convert(f->kind, f->child, v, depth);
-        }
+        PyObject *item = form_field(f, v, depth);
         if (item == NULL)
             goto fail;
         int r = PyDict_SetItem(d, f->key, item);
@@ -333,22 +359,8 @@ form_struct(PlanObject *P, PyObject *o, int depth)
         if (r < 0)
             goto fail;
     }
-    PyObject *unknown = SLOT(o, P->unknown_offset);
-    int any = unknown == NULL ? -1 : PyObject_IsTrue(unknown);
-    if (any < 0) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_AttributeError, "unknown_tagged_fields is not set");
+    if (form_unknown(P, o, d) < 0)
         goto fail;
-    }
-    if (any) {
-        PyObject *item = PyObject_CallOneArg(unknown_to_json, unknown);
-        if (item == NULL)
-            goto fail;
-        int r = PyDict_SetItemString(d, "_unknownTaggedFields", item);
-        Py_DECREF(item);
-        if (r < 0)
-            goto fail;
-    }
     return d;
 fail:
     Py_DECREF(d);
@@ -415,231 +427,10 @@ codec_json_form_alone(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return d;
 }
 
-/* -- JSON text -------------------------------------------------------------------------------- */
-
-typedef struct {
-    char *p;
-    Py_ssize_t len, cap;
-    char local[2048];
-} Text;
-
-static int
-reserve(Text *t, Py_ssize_t more)
-{
-    if (t->len + more <= t->cap)
-        return 0;
-    if (more > PY_SSIZE_T_MAX / 2 - t->len) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    Py_ssize_t cap = (t->len + more) * 2;
-    char *p = t->p == t->local ? PyMem_Malloc(cap) : PyMem_Realloc(t->p, cap);
-    if (p == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    if (t->p == t->local)
-        memcpy(p, t->local, t->len);
-    t->p = p;
-    t->cap = cap;
-    return 0;
-}
-
-static int
-append(Text *t, const char *s, Py_ssize_t n)
-{
-    if (reserve(t, n) < 0)
-        return -1;
-    memcpy(t->p + t->len, s, n);
-    t->len += n;
-    return 0;
-}
-
-/* A JSON string: UTF-8 as it is, with '"', '\\' and the control characters escaped as json
- * does (ensure_ascii=False). */
-static int
-text_string(Text *t, PyObject *s)
-{
-    Py_ssize_t n;
-    const char *u = PyUnicode_AsUTF8AndSize(s, &n); /* fails on lone surrogates: declined */
-    if (u == NULL || reserve(t, n * 6 + 2) < 0)
-        return -1;
-    char *o = t->p + t->len;
-    *o++ = '"';
-    for (Py_ssize_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)u[i];
-        if (c >= 0x20 && c != '"' && c != '\\') {
-            *o++ = (char)c;
-            continue;
-        }
-        *o++ = '\\';
-        switch (c) {
-        case '"': *o++ = '"'; break;
-        case '\\': *o++ = '\\'; break;
-        case '\b': *o++ = 'b'; break;
-        case '\f': *o++ = 'f'; break;
-        case '\n': *o++ = 'n'; break;
-        case '\r': *o++ = 'r'; break;
-        case '\t': *o++ = 't'; break;
-        default:
-            *o++ = 'u';
-            *o++ = '0';
-            *o++ = '0';
-            *o++ = "0123456789abcdef"[c >> 4];
-            *o++ = "0123456789abcdef"[c & 15];
-        }
-    }
-    *o++ = '"';
-    t->len = o - t->p;
-    return 0;
-}
-
-static int
-text_repr(Text *t, PyObject *v)
-{
-    PyObject *r = PyObject_Repr(v);
-    if (r == NULL)
-        return -1;
-    Py_ssize_t n;
-    const char *s = PyUnicode_AsUTF8AndSize(r, &n);
-    int rc = s == NULL ? -1 : append(t, s, n);
-    Py_DECREF(r);
-    return rc;
-}
-
-static int
-text_value(Text *t, PyObject *v, int depth)
-{
-    if (depth > MAX_DEPTH * 4) {
-        PyErr_SetString(PyExc_ValueError, "nested too deeply");
-        return -1;
-    }
-    if (v == Py_None)
-        return append(t, "null", 4);
-    if (v == Py_True)
-        return append(t, "true", 4);
-    if (v == Py_False)
-        return append(t, "false", 5);
-    if (PyUnicode_CheckExact(v))
-        return text_string(t, v);
-    if (PyLong_CheckExact(v)) {
-        long long x;
-        if (!small_int(v, &x)) {
-            int overflow;
-            x = PyLong_AsLongLongAndOverflow(v, &overflow);
-            if (overflow)
-                return text_repr(t, v);
-            if (x == -1 && PyErr_Occurred())
-                return -1;
-        }
-        /* digits written backwards (snprintf's format parsing cost a twentieth of the pipeline) */
-        char digits[24], *end = digits + sizeof digits, *p = end;
-        unsigned long long u = x < 0 ? 0ULL - (unsigned long long)x : (unsigned long long)x;
-        do {
-            *--p = (char)('0' + u % 10);
-            u /= 10;
-        } while (u);
-        if (x < 0)
-            *--p = '-';
-        return append(t, p, end - p);
-    }
-    if (PyFloat_CheckExact(v)) {
-        double x = PyFloat_AS_DOUBLE(v);
-        if (isnan(x))
-            return append(t, "NaN", 3);
-        if (isinf(x))
-            return x > 0 ? append(t, "Infinity", 8) : append(t, "-Infinity", 9);
-        char *s = PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
-        if (s == NULL)
-            return -1;
-        int rc = append(t, s, (Py_ssize_t)strlen(s));
-        PyMem_Free(s);
-        return rc;
-    }
-    if (PyList_CheckExact(v) || PyTuple_CheckExact(v)) {
-        Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
-        if (append(t, "[", 1) < 0)
-            return -1;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            /* a list can change under us only through Python code, which nothing here runs */
-            if ((i > 0 && append(t, ",", 1) < 0) || text_value(t, PySequence_Fast_GET_ITEM(v, i), depth + 1) < 0)
-                return -1;
-        }
-        return append(t, "]", 1);
-    }
-    if (PyDict_CheckExact(v)) {
-        Py_ssize_t pos = 0, i = 0;
-        PyObject *key, *value;
-        if (append(t, "{", 1) < 0)
-            return -1;
-        while (PyDict_Next(v, &pos, &key, &value)) {
-            if (!PyUnicode_CheckExact(key)) {
-                PyErr_SetString(PyExc_TypeError, "a key that is not a str");
-                return -1;
-            }
-            if ((i++ > 0 && append(t, ",", 1) < 0) || text_string(t, key) < 0 || append(t, ":", 1) < 0 ||
-                text_value(t, value, depth + 1) < 0)
-                return -1;
-        }
-        return append(t, "}", 1);
-    }
-    PyErr_SetString(PyExc_TypeError, "a value json_text leaves to Python");
-    return -1;
-}
-
-/* json_text(value): the JSON text json.dumps(value, ensure_ascii=False, separators=(",", ":"))
- * writes; the Python writer where the compiled one declines. */
-static PyObject *
-compiled_text(PyObject *value)
-{
-    Text t;
-    t.p = t.local;
-    t.len = 0;
-    t.cap = sizeof t.local;
-    PyObject *s = NULL;
-    if (text_value(&t, value, 0) == 0)
-        s = PyUnicode_DecodeUTF8(t.p, t.len, NULL);
-    if (t.p != t.local)
-        PyMem_Free(t.p);
-    return s;
-}
-
-/* json_text_alone(value): the compiled JSON text, or None where it declines (for the tests). */
-PyObject *
-codec_json_text_alone(PyObject *module, PyObject *value)
-{
-    PyObject *s = compiled_text(value);
-    if (s == NULL) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    return s;
-}
-
-PyObject *
-codec_json_text(PyObject *module, PyObject *value)
-{
-    PyObject *s = compiled_text(value);
-    if (s != NULL)
-        return s;
-    PyErr_Clear();
-    if (py_dumps == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "setup_json() was not called");
-        return NULL;
-    }
-    return PyObject_CallOneArg(py_dumps, value);
-}
-
 PyObject *
 message_json_form(PyObject *message, PyObject *version)
 {
     return plan_builder == NULL ? NULL : compiled_form(message, version);
-}
-
-PyObject *
-value_json_text(PyObject *value)
-{
-    return compiled_text(value);
 }
 
 /* setup_json(plan builder, unknown_to_json, dumps): the Python parts the JSON functions use. */
