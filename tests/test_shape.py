@@ -36,8 +36,6 @@ STILL_TO_SPLIT = {
     "src/kafka_meta_proto/_codec_json.c: compile_plan": 72,
     "src/kafka_meta_proto/_codec_json.c: form_struct": 61,
     "src/kafka_meta_proto/_codec_json.c: text_value": 78,
-    # the pure-Python record loop, inlined for speed: splitting it must not cost a call per record
-    "src/kafka_meta_proto/log/records.py: _parse": 128,
 }
 
 
