@@ -268,10 +268,8 @@ def _parse(data: bytes, pos: int, first: int, count: int, stop: list[Any] | None
                 if n > 0x7F:
                     n, pos = (n & 0x7F) | _SECOND[data[pos + 1]], pos + 1
                 size, pos = (n >> 1) ^ -(n & 1), pos + 1
-                if size < 0:
-                    key = None
-                else:
-                    key = data[pos : pos + size]
+                key = None if size < 0 else data[pos : pos + size]
+                if size > 0:
                     pos += size
                 n, negative = data[pos], size < -1
                 if n > 0x7F:
