@@ -118,9 +118,8 @@ def read_record_value(value: BytesLike, registry: Registry, record_class: Callab
     try:
         if not cls.LOWEST_VERSION <= version <= cls.HIGHEST_VERSION:
             raise DecodeError(f"{cls.NAME} has no version {version}", version_at, "record_version")
-        message, end = cls.decode_from(
-            data, version, pos
-        )  # offsets stay relative to the whole value
+        # offsets in errors stay relative to the whole value
+        message, end = cls.decode_from(data, version, pos)
         if end != len(data):
             raise DecodeError(
                 f"{len(data) - end} bytes after the record body",
