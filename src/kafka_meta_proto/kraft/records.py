@@ -8,6 +8,7 @@ names are re-exported here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .. import registries
@@ -31,6 +32,7 @@ from ..log import control
 from ..message import BytesLike, Message
 from ..messages import REGISTRY
 from ..registries import RegistryLike
+from ..registry import Registry
 from ..wire import read_uvarint, uvarint
 
 FRAME_VERSION = 1
@@ -41,7 +43,9 @@ decode_control_key = parse_control_key
 encode_control_key = control_key
 
 
-def decode_control_record(key: BytesLike | None, value: BytesLike | None, registry: RegistryLike = None) -> ControlRecord:
+def decode_control_record(
+    key: BytesLike | None, value: BytesLike | None, registry: RegistryLike = None
+) -> ControlRecord:
     """Decode a control record, its KRaft messages from ``registry`` (Kafka's by default)."""
     return control.decode_control_record(key, value, registries.resolve(registry).message_class)
 
@@ -67,7 +71,11 @@ class MetadataRecord:
 def record_type_name(name: str) -> str:
     out = []
     for i, c in enumerate(name):
-        if c.isupper() and i and (not name[i - 1].isupper() or (i + 1 < len(name) and name[i + 1].islower())):
+        if (
+            c.isupper()
+            and i
+            and (not name[i - 1].isupper() or (i + 1 < len(name) and name[i + 1].islower()))
+        ):
             out.append("_")
         out.append(c.upper())
     return "".join(out)
@@ -88,30 +96,65 @@ def decode_record_value(value: BytesLike, registry: RegistryLike = REGISTRY) -> 
         if read is not None:
             return MetadataRecord(*read)
     registry = registries.resolve(registry)
-    data = bytes(value)
-    frame_version, pos = _header_varint(data, 0, "frame_version")
-    if frame_version != FRAME_VERSION:
-        raise DecodeError(f"unknown metadata frame version {frame_version} (Kafka writes {FRAME_VERSION})", 0, "frame_version")
-    start = pos
-    record_type, pos = _header_varint(data, pos, "record_type")
+    record_type, version, message = read_record_value(value, registry)
+    if registry is REGISTRY:
+        _RECORD_CLASSES[record_type] = type(message)
+    return MetadataRecord(record_type, version, message)
+
+
+def read_record_value(value: BytesLike, registry: Registry, record_class: Callable[[int], type[Message]] | None = None) -> tuple[int, int, Message]:  # fmt: skip
+    """``(record type, version, message)`` of a metadata record value: the one reader of the frame
+    in Python (the compiled codec's value reader is its twin). ``record_class`` gives a type's
+    class, a KeyError for a type it does not know (``registry.record_class`` by default; the
+    pipeline passes its own, which remembers). A DecodeError names the field and the offset,
+    with the registry's note on a type that means something else elsewhere."""
+    data = value if type(value) is bytes else bytes(value)
+    if len(data) > 2 and data[0] == FRAME_VERSION and data[1] < 0x80 and data[2] < 0x80:
+        record_type, version = data[1], data[2]  # nearly every frame: three one-byte varints
+        cls = _record_class(record_type, 1, registry, record_class)
+        version_at, pos = 2, 3
+    else:
+        record_type, cls, version, version_at, pos = _frame_by_field(data, registry, record_class)
     try:
-        cls = registry.record_class(record_type)
-    except KeyError:
-        error = DecodeError(f"unknown metadata record type {record_type}", start, "record_type")
-        raise registries.explain(error, registry, "metadata", record_type) from None
-    start = pos
-    version, pos = _header_varint(data, pos, "record_version")
-    try:
-        if version not in cls.versions():
-            raise DecodeError(f"{cls.NAME} has no version {version}", start, "record_version")
-        message, end = cls.decode_from(data, version, pos)  # offsets stay relative to the whole value
+        if not cls.LOWEST_VERSION <= version <= cls.HIGHEST_VERSION:
+            raise DecodeError(f"{cls.NAME} has no version {version}", version_at, "record_version")
+        # offsets in errors stay relative to the whole value
+        message, end = cls.decode_from(data, version, pos)
         if end != len(data):
-            raise DecodeError(f"{len(data) - end} bytes after the record body", end, context=f"{cls.NAME} v{version}")
+            raise DecodeError(
+                f"{len(data) - end} bytes after the record body",
+                end,
+                context=f"{cls.NAME} v{version}",
+            )
     except DecodeError as e:
         raise registries.explain(e, registry, "metadata", record_type) from None
-    if registry is REGISTRY:
-        _RECORD_CLASSES[record_type] = cls
-    return MetadataRecord(record_type, version, message, frame_version)
+    return record_type, version, message
+
+
+def _frame_by_field(data: bytes, registry: Registry, record_class: Callable[[int], type[Message]] | None) -> tuple[int, type[Message], int, int, int]:  # fmt: skip
+    """The frame read a varint at a time, a DecodeError naming the field that is wrong (the type
+    is looked up before the version is read): ``(record type, class, version, the version's
+    position, the body's)``."""
+    frame_version, pos = _header_varint(data, 0, "frame_version")
+    if frame_version != FRAME_VERSION:
+        raise DecodeError(
+            f"unknown metadata frame version {frame_version} (Kafka writes {FRAME_VERSION})",
+            0,
+            "frame_version",
+        )
+    type_at = pos
+    record_type, pos = _header_varint(data, pos, "record_type")
+    cls = _record_class(record_type, type_at, registry, record_class)
+    version, body = _header_varint(data, pos, "record_version")
+    return record_type, cls, version, pos, body
+
+
+def _record_class(record_type: int, at: int, registry: Registry, record_class: Callable[[int], type[Message]] | None) -> type[Message]:  # fmt: skip
+    try:
+        return (record_class or registry.record_class)(record_type)
+    except KeyError:
+        error = DecodeError(f"unknown metadata record type {record_type}", at, "record_type")
+        raise registries.explain(error, registry, "metadata", record_type) from None
 
 
 def _header_varint(data: bytes, pos: int, field: str) -> tuple[int, int]:
@@ -121,7 +164,9 @@ def _header_varint(data: bytes, pos: int, field: str) -> tuple[int, int]:
         raise e.within(field) from None
 
 
-def encode_record_value(message: Message, version: int, frame_version: int = FRAME_VERSION) -> bytes:
+def encode_record_value(
+    message: Message, version: int, frame_version: int = FRAME_VERSION
+) -> bytes:
     """The record value for a metadata record message at ``version``."""
     if getattr(message, "MESSAGE_TYPE", None) != "metadata":
         what = type(message).__name__ if isinstance(message, Message) else repr(message)[:60]

@@ -85,7 +85,9 @@ def encode_records(records: list[Record]) -> bytes:
     return b"".join([_encode_record(record) for record in records])
 
 
-def _decode_headers(data: bytes, pos: int, end: int, count: int) -> tuple[list[tuple[str, bytes | None]], int]:
+def _decode_headers(
+    data: bytes, pos: int, end: int, count: int
+) -> tuple[list[tuple[str, bytes | None]], int]:
     if count < 0:
         raise LogFormatError(f"negative header count {count}")
     if count > (end - pos) // 2:  # each header takes two length bytes at least
@@ -229,134 +231,154 @@ def _left_over(left: int, count: int) -> str:
     )
 
 
-def _parse(data: bytes, pos: int, first: int, count: int, stop: list[Any] | None) -> Iterator[Record]:
-    """Records ``first`` to ``count`` of ``data[pos:]``.
+# The second byte of a two-byte varint, shifted into place; a byte that says more follow is not
+# there, so that a longer varint fails the lookup (an IndexError, which the loop reads as "not
+# the common record").
+_SECOND = tuple(b << 7 for b in range(0x80))
 
-    With ``stop`` None the data must end exactly after the last (a RecordCountError if not).
-    With ``stop`` a list, more data follows: the walk ends before a record not wholly in
-    ``data`` (or failing too near its end to tell why), setting ``stop`` to ``[index,
-    position, bytes needed from there, the record's length if it runs past data]``; ``[count,
-    position, 0, None]`` once all are read.
-    """
-    end = len(data)
-    index = first
-    # A length varint cut by the end of ``data`` fails as a read past it: within _OVERRUN of the
-    # end (``record_end`` is still the last record's end, where this one starts), so streaming
-    # reads it again with more bytes.
-    start = record_end = pos
+
+def _parse(data: bytes, pos: int, first: int, count: int, stop: list[Any] | None) -> Iterator[Record]:  # fmt: skip
+    """Records ``first`` to ``count`` of ``data[pos:]``. With ``stop`` None the data must end
+    exactly after the last (a RecordCountError if not); with ``stop`` a list, more data follows
+    (``_stop_or_raise`` and ``_finish`` say how the walk ends)."""
+    index, start = first, pos
     try:
         for index in range(first, count):
             start = pos
-            # Varints are decoded inline when they take one byte (values -64..63) or two
-            # (-8192..8191), which covers nearly every field of nearly every record; longer ones
-            # go to read_varint / read_varlong. Zigzag: (raw >> 1) ^ -(raw & 1).
-            b = data[pos]
-            if b < 0x80:
-                length = (b >> 1) ^ -(b & 1)
-                pos += 1
-            elif data[pos + 1] < 0x80:
-                b = (b & 0x7F) | (data[pos + 1] << 7)
-                length = (b >> 1) ^ -(b & 1)
+            # The common record is read inline: varints of one or two bytes (zigzag values
+            # -8192..8191), key and value within the record, no headers. Any other (a longer
+            # varint, a read past the end, a length that does not add up) is read again by
+            # _read_record, which gives the record or the precise error.
+            try:
+                n = data[pos]
+                if n > 0x7F:
+                    n, pos = (n & 0x7F) | _SECOND[data[pos + 1]], pos + 1
+                length = (n >> 1) ^ -(n & 1)
+                record_end = pos + 1 + length
+                attributes, n = (data[pos + 1] ^ 0x80) - 0x80, data[pos + 2]
                 pos += 2
-            else:
-                length, pos = read_varint(data, pos)
-            record_end = pos + length
-            if length < MIN_RECORD_BODY or record_end > end:
-                if stop is not None and length >= MIN_RECORD_BODY:
-                    stop[:] = index, start, record_end - start, length
-                    return
-                raise LogFormatError(f"record length {length} is too small or runs past the data")
-
-            attributes = data[pos]
-            if attributes > 127:
-                attributes -= 256
-            pos += 1
-            b = data[pos]
-            if b < 0x80:
-                timestamp_delta = (b >> 1) ^ -(b & 1)
-                pos += 1
-            elif data[pos + 1] < 0x80:
-                b = (b & 0x7F) | (data[pos + 1] << 7)
-                timestamp_delta = (b >> 1) ^ -(b & 1)
-                pos += 2
-            else:
-                timestamp_delta, pos = read_varlong(data, pos)
-            b = data[pos]
-            if b < 0x80:
-                offset_delta = (b >> 1) ^ -(b & 1)
-                pos += 1
-            elif data[pos + 1] < 0x80:
-                b = (b & 0x7F) | (data[pos + 1] << 7)
-                offset_delta = (b >> 1) ^ -(b & 1)
-                pos += 2
-            else:
-                offset_delta, pos = read_varint(data, pos)
-
-            b = data[pos]
-            if b < 0x80:
-                size = (b >> 1) ^ -(b & 1)
-                pos += 1
-            else:
-                size, pos = read_varint(data, pos)
-            if size < 0:
-                if size != -1:
-                    raise LogFormatError(f"key length {size}")
-                key = None
-            else:
-                if size > record_end - pos:
-                    raise LogFormatError(f"key length {size} runs past the record")
-                key = data[pos : pos + size]
-                pos += size
-
-            b = data[pos]
-            if b < 0x80:
-                size = (b >> 1) ^ -(b & 1)
-                pos += 1
-            elif data[pos + 1] < 0x80:
-                b = (b & 0x7F) | (data[pos + 1] << 7)
-                size = (b >> 1) ^ -(b & 1)
-                pos += 2
-            else:
-                size, pos = read_varint(data, pos)
-            if size < 0:
-                if size != -1:
-                    raise LogFormatError(f"value length {size}")
-                value = None
-            else:
-                if size > record_end - pos:
-                    raise LogFormatError(f"value length {size} runs past the record")
-                value = data[pos : pos + size]
-                pos += size
-
-            b = data[pos]
-            if b == 0:
-                headers: list[tuple[str, bytes | None]] = []
-                pos += 1
-            else:
-                count_h, pos = read_varint(data, pos)
-                headers, pos = _decode_headers(data, pos, record_end, count_h)
-
-            if pos != record_end:
-                used = length + pos - record_end
-                raise LogFormatError(f"record length says {length} bytes, its fields take {used}")
-            yield Record(attributes, timestamp_delta, offset_delta, key, value, headers)
+                if n > 0x7F:
+                    n, pos = (n & 0x7F) | _SECOND[data[pos + 1]], pos + 1
+                timestamp_delta, pos = (n >> 1) ^ -(n & 1), pos + 1
+                n = data[pos]
+                if n > 0x7F:
+                    n, pos = (n & 0x7F) | _SECOND[data[pos + 1]], pos + 1
+                offset_delta, pos = (n >> 1) ^ -(n & 1), pos + 1
+                n = data[pos]
+                if n > 0x7F:
+                    n, pos = (n & 0x7F) | _SECOND[data[pos + 1]], pos + 1
+                size, pos = (n >> 1) ^ -(n & 1), pos + 1
+                key = None if size < 0 else data[pos : pos + size]
+                if size > 0:
+                    pos += size
+                n, negative = data[pos], size < -1
+                if n > 0x7F:
+                    n, pos = (n & 0x7F) | _SECOND[data[pos + 1]], pos + 1
+                size, pos = (n >> 1) ^ -(n & 1), pos + 1
+                if size < 0:
+                    value = None
+                else:
+                    value = data[pos : pos + size]
+                    pos += size
+                # no negative length but -1 (null), no headers, the fields end where length says
+                if not (negative or size < -1 or data[pos] or pos + 1 != record_end):
+                    pos += 1
+                    yield Record(attributes, timestamp_delta, offset_delta, key, value, [])
+                    continue
+            except IndexError:
+                pass
+            record, pos = _read_record(data, start)
+            yield record
     except (LogFormatError, ValueError, IndexError) as exc:
-        if stop is not None and end - record_end < _OVERRUN:  # read it again with more after it
+        _stop_or_raise(exc, data, start, index, count, stop)
+        return
+    _finish(data, pos, count, stop)
+
+
+def _read_record(data: bytes, pos: int) -> tuple[Record, int]:
+    """The record at ``pos``, read field by field, and the position after it: the reader of the
+    records the loop does not read inline. Raises where the record is wrong: LogFormatError,
+    ValueError (a varint's reason) or IndexError (a read past the end of ``data``)."""
+    length, pos = _varint_at(data, pos)
+    record_end = pos + length
+    if length < MIN_RECORD_BODY or record_end > len(data):
+        raise LogFormatError(f"record length {length} is too small or runs past the data")
+    attributes = data[pos]
+    if attributes > 127:
+        attributes -= 256
+    timestamp_delta, pos = _varint_at(data, pos + 1, read_varlong)
+    offset_delta, pos = _varint_at(data, pos)
+    size, pos = _varint_at(data, pos, two_inline=False)
+    key, pos = _bytes_at(data, pos, record_end, size, "key")
+    size, pos = _varint_at(data, pos)
+    value, pos = _bytes_at(data, pos, record_end, size, "value")
+    count, pos = _varint_at(data, pos, two_inline=False)
+    headers, pos = _decode_headers(data, pos, record_end, count) if count else ([], pos)
+    if pos != record_end:
+        used = length + pos - record_end
+        raise LogFormatError(f"record length says {length} bytes, its fields take {used}")
+    return Record(attributes, timestamp_delta, offset_delta, key, value, headers), pos
+
+
+def _varint_at(data: bytes, pos: int, read: Any = read_varint, two_inline: bool = True) -> tuple[int, int]:  # fmt: skip
+    """A record's varint as the inline loop reads it: one byte (or two, with ``two_inline``)
+    decoded here, longer ones by ``read``; a first byte past the end is an IndexError."""
+    b = data[pos]
+    if b < 0x80:
+        return (b >> 1) ^ -(b & 1), pos + 1
+    if two_inline and data[pos + 1] < 0x80:
+        b = (b & 0x7F) | (data[pos + 1] << 7)
+        return (b >> 1) ^ -(b & 1), pos + 2
+    return read(data, pos)
+
+
+def _bytes_at(data: bytes, pos: int, record_end: int, size: int, what: str) -> tuple[bytes | None, int]:  # fmt: skip
+    """A key's or value's bytes of ``size`` (-1: null) at ``pos``, and the position after them."""
+    if size < 0:
+        if size != -1:
+            raise LogFormatError(f"{what} length {size}")
+        return None, pos
+    if size > record_end - pos:
+        raise LogFormatError(f"{what} length {size} runs past the record")
+    return data[pos : pos + size], pos + size
+
+
+def _stop_or_raise(exc: Exception, data: bytes, start: int, index: int, count: int, stop: list[Any] | None) -> None:  # fmt: skip
+    """After record ``index``, at ``start``, failed with ``exc``: with ``stop`` (more data
+    follows), when more data could tell, ends the walk there, setting ``stop`` to ``[index,
+    start, bytes needed from there, the record's length if it runs past data, else None]``;
+    otherwise raises the error naming the record."""
+    # Where the record ends by its length (``start`` when that cannot be read): a record
+    # failing within _OVERRUN of the end of data is read again with more bytes after it.
+    try:
+        length, record_end = _varint_at(data, start)
+        record_end += length
+    except (ValueError, IndexError):
+        length, record_end = 0, start
+    if stop is not None:
+        if length >= MIN_RECORD_BODY and record_end > len(data):  # not wholly in data
+            stop[:] = index, start, record_end - start, length
+            return
+        if len(data) - record_end < _OVERRUN:
             stop[:] = index, start, record_end - start + _OVERRUN, None
             return
-        if isinstance(exc, LogFormatError):
-            exc.reason = f"record {index}: {exc.reason}"
-            raise
-        if isinstance(exc, ValueError):  # a varint reader's reason
-            raise LogFormatError(f"record {index}: {exc}") from None
-        raise RecordCountError(  # a read past the end
-            f"record {index}: record runs past the end of the data (fewer records than the "
-            f"count {count})"
-        ) from None
+    if isinstance(exc, LogFormatError):
+        exc.reason = f"record {index}: {exc.reason}"
+        raise exc
+    if isinstance(exc, ValueError):  # a varint reader's reason
+        raise LogFormatError(f"record {index}: {exc}") from None
+    raise RecordCountError(  # a read past the end
+        f"record {index}: record runs past the end of the data (fewer records than the "
+        f"count {count})"
+    ) from None
+
+
+def _finish(data: bytes, pos: int, count: int, stop: list[Any] | None) -> None:
+    """Once the last record is read, at ``pos``: ``stop`` says so, or the data must end there."""
     if stop is not None:
         stop[:] = count, pos, 0, None
-    elif pos != end:
-        raise RecordCountError(_left_over(end - pos, count))
+    elif pos != len(data):
+        raise RecordCountError(_left_over(len(data) - pos, count))
 
 
 def decode_records(data: bytes, pos: int, count: int) -> list[Record]:

@@ -15,12 +15,15 @@ import struct
 from .. import kraft, registries
 from ..codec import compiled_module, json_form, json_text
 from ..errors import KafkaProtocolError
+from ..kraft.records import read_record_value
 from ..log.control import decode_control_record
 from ..log.errors import LogFormatError
 from ..messages import REGISTRY
 from ..registries import RegistryLike
 
-CACHE_LIMIT = 30_000  # values remembered before the decoder starts over (each row holds its JSON dict too)
+CACHE_LIMIT = (
+    30_000  # values remembered before the decoder starts over (each row holds its JSON dict too)
+)
 CACHE_VALUE_BYTES = 256  # only values this small are remembered: the large ones seldom recur
 # What a value or control record that does not decode raises.
 DECODE_ERRORS = (KafkaProtocolError, LogFormatError, ValueError, struct.error)
@@ -84,35 +87,13 @@ class RecordDecoder:
         return self.decode_row(value)[:4]
 
     def decode_row(self, value) -> tuple[int, int, str, str, dict]:
-        """``(record type, version, type name, payload JSON, JSON form)`` of a metadata record value.
-
-        The same as ``kraft.decode_record_value`` (which it falls back to, for anything unusual
-        and for the error), with the frame read inline when its three varints take a byte each.
-        """
+        """``(record type, version, type name, payload JSON, JSON form)`` of a metadata record value,
+        read by ``kraft.records.read_record_value`` with the classes this decoder remembers."""
         if value is None:
             raise KafkaProtocolError("a metadata record with a null value")
-        if (
-            len(value) >= 3
-            and value[0] == kraft.FRAME_VERSION
-            and value[1] < 0x80
-            and value[2] < 0x80
-        ):
-            record_type, version = value[1], value[2]
-            cls = self._classes.get(record_type)
-            if cls is None:
-                try:
-                    cls = self.record_class(record_type)
-                except KeyError:
-                    cls = None
-            if cls is not None and cls.LOWEST_VERSION <= version <= cls.HIGHEST_VERSION:
-                message, end = cls.decode_from(value, version, 3)
-                if end == len(value):  # just decoded, so its values need no check
-                    data = json_form(message, version)
-                    return record_type, version, self._type_names[record_type], json_text(data), data
-        record = kraft.decode_record_value(value, self._registry)  # raises the precise DecodeError
-        self.record_class(record.record_type)
-        data = json_form(record.message, record.version)
-        return record.record_type, record.version, self._type_names[record.record_type], json_text(data), data
+        record_type, version, message = read_record_value(value, self._registry, self.record_class)
+        data = json_form(message, version)  # just decoded, so its values need no check
+        return record_type, version, self._type_names[record_type], json_text(data), data
 
     def control(self, key, value) -> tuple[int, int, str, str, dict]:
         """``(control type, version, type name, payload JSON, JSON form)`` of a control record:
