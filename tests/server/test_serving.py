@@ -55,7 +55,9 @@ def test_the_decorator_registers_and_the_context_carries_header_peer_and_state()
             request.state["count"] = request.state.get("count", 0) + 1
             seen.append((request.api_key, request.api_version, request.correlation_id))
             host, _ = request.peer
-            return MetadataResponse(cluster_id=f"{request.client_id} {host} {request.state['count']}")
+            return MetadataResponse(
+                cluster_id=f"{request.client_id} {host} {request.state['count']}"
+            )
 
         async with serving(server):
             async with await connect(*server.addresses[0], client_id="me") as conn:
