@@ -1,4 +1,4 @@
-"""The server: listening sockets, the handlers, the connections served, and the shutdown.
+"""The server: listening sockets, the handlers, the connections served, and the shutdown::
 
     server = Server()
 
