@@ -11,7 +11,8 @@ closes that connection, with the reason logged on the ``kafka_meta_proto.server`
 - ``connection``: one connection served (reading, the in-flight limit, writing in order);
 - ``handlers``: the handlers by api key and the version ranges they serve;
 - ``answers``: the ApiVersions answer and the answer for a handler that failed;
-- ``context``: ``RequestContext``, what a handler receives.
+- ``context``: ``RequestContext``, what a handler receives;
+- ``sasl``: SASL on the server side (``Server.enable_sasl``), over ``net.sasl_server``.
 """
 
 from __future__ import annotations

@@ -114,6 +114,11 @@ class ServedConnection:
 
     async def _answer(self, event: RequestReceived | UnsupportedRequest) -> bool:
         """Answer one request; True once its answer was handed to the core."""
+        guard = self._handlers.guard
+        refused = guard(event.api_key, self.state) if guard is not None else None
+        if refused is not None:
+            self.close(f"{refused} (correlation id {event.correlation_id})")
+            return False
         if event.api_key == API_VERSIONS_KEY:
             versions, version = api_versions_response(
                 self._handlers.registry, self._handlers.ranges(), event.api_version

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from .. import registries
 from ..message import Message
@@ -17,7 +18,8 @@ from ..registries import RegistryLike
 from .context import RequestContext
 
 Handler = Callable[[RequestContext], Awaitable["Message | None"]]
-Api = "int | type[Message]"
+# (api key, connection state) -> why the request may not be served now, or None
+Guard = Callable[[int, dict[str, Any]], "str | None"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,8 @@ class Handlers:
     def __init__(self, registry: RegistryLike = REGISTRY):
         self.registry = registries.resolve(registry)
         self._by_key: dict[int, Registered] = {}
+        # Checked before every request, ApiVersions included; a reason closes the connection.
+        self.guard: Guard | None = None
 
     def add(
         self, api: int | type[Message], handler: Handler, versions: tuple[int, int] | None = None

@@ -26,7 +26,9 @@ from ..messages import REGISTRY
 from ..protocol import MAX_FRAME_SIZE
 from ..registries import RegistryLike
 from .connection import ServedConnection
+from ..net.sasl_server import SaslServerMechanism
 from .handlers import Handler, Handlers
+from .sasl import SaslGate
 
 DEFAULT_MAX_IN_FLIGHT = 100  # requests per connection before reading pauses
 DEFAULT_WRITE_BUFFER = 1 << 20  # bytes a connection may hold unsent before writes wait
@@ -74,6 +76,11 @@ class Server:
             return fn
 
         return register
+
+    def enable_sasl(self, *mechanisms: SaslServerMechanism) -> None:
+        """Require SASL (``net.sasl_server.PlainServer``, ``ScramServer``) before any request
+        but ApiVersions and the SASL exchange itself, as a broker's SASL listener does."""
+        SaslGate(mechanisms).install(self.handlers)
 
     @property
     def addresses(self) -> list[tuple[str, int]]:
