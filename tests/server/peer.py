@@ -8,6 +8,7 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from kafka_meta_proto import Message, message_class, protocol
+from kafka_meta_proto.client import connect
 from kafka_meta_proto.server import RequestContext, Server
 
 MetadataRequest = message_class("MetadataRequest")
@@ -37,6 +38,12 @@ async def serving(server: Server | None = None, **options) -> AsyncIterator[Serv
         server.handle(MetadataRequest, echo_topic)
     async with server.listening(LOOPBACK):
         yield server
+
+
+async def still_serving(server: Server) -> None:
+    """A fresh client connection is served: whatever happened before did not take the server down."""
+    async with await connect(*server.addresses[0]) as conn:
+        assert (await conn.send(metadata_for("alive"))).cluster_id == "alive"
 
 
 class RawPeer:

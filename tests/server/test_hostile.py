@@ -22,14 +22,10 @@ from server.peer import (
     metadata_for,
     run,
     serving,
+    still_serving,
 )
 
 TWO_GIB = (2**31 - 1).to_bytes(4, "big")
-
-
-async def still_serving(server: Server) -> None:
-    async with await connect(*server.addresses[0]) as conn:
-        assert (await conn.send(metadata_for("alive"))).cluster_id == "alive"
 
 
 @pytest.mark.parametrize(

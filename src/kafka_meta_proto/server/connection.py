@@ -6,7 +6,8 @@ them in request order, as Kafka guarantees its clients.
 
 Memory per connection is bounded three ways: the frame size limit (a larger announced size
 closes the connection before anything is allocated), a limit of requests in flight (reading
-stops while it is reached, as Kafka's broker mutes a channel, and resumes when answers leave),
+stops while it is reached, as Kafka's broker mutes a channel, and resumes when answers leave; the
+frames of the last read wait undispatched meanwhile, so at most one read's worth is held),
 and the transport's write buffer (each write waits for it to drain).
 """
 
