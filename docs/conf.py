@@ -47,13 +47,14 @@ nitpick_ignore_regex = [
 ]
 
 # Type aliases (log.source.Buffer, log.control.MessageClassOf, registries.RegistryLike,
-# tools.shell_layout.Tree) and a class imported for type checkers
+# tools.shell_layout.Tree, server.handlers.Handler) and a class imported for type checkers
 # only (kraft.rules' PartitionChangeRecord) appear in signatures under their bare names, which are
 # no documented object: shown as plain names.
 nitpick_ignore = [
     ("py:class", "Buffer"),
     ("py:class", "RegistryLike"),
     ("py:class", "Tree"),
+    ("py:class", "Handler"),
     ("py:class", "MessageClassOf"),
     ("py:class", "PartitionChangeRecord"),
 ]

@@ -6,6 +6,7 @@ them and tests run them without a network.
   ids, in-flight bookkeeping, the frame size limit);
 - ``versions``: the ApiVersions negotiation and the version chosen per request;
 - ``sasl``: PLAIN and SCRAM client exchanges;
+- ``sasl_server``: their server halves;
 - ``errors``: what can go wrong, as exceptions.
 """
 
