@@ -3,8 +3,7 @@
 A client learns where brokers are from a few responses only: Metadata and DescribeCluster list
 the brokers, FindCoordinator names a coordinator, and since KIP-951 (and in the share-group
 APIs) Produce, Fetch, ShareFetch and ShareAcknowledge may carry the endpoints of new leaders.
-In each, a struct with a ``host`` and a ``port`` (the top level of FindCoordinator before
-version 4 included) is a broker's endpoint. Other responses with hosts name something else
+``ENDPOINT_FIELDS`` says where each keeps them. Other responses with hosts name something else
 (an ACL's host, a Streams member's application endpoint, a Raft voter's listener) and are left
 alone.
 """
@@ -16,31 +15,35 @@ from typing import Any
 
 from ..message import Message
 
-# api keys of the responses that carry broker endpoints
-ENDPOINT_APIS = frozenset({0, 1, 3, 10, 60, 78, 79})
+# api key -> where its response keeps broker endpoints: "" for the body itself (FindCoordinator
+# before version 4), else the name of a list of structs with a host and a port
+ENDPOINT_FIELDS: dict[int, tuple[str, ...]] = {
+    0: ("node_endpoints",),  # Produce, v10+
+    1: ("node_endpoints",),  # Fetch, v16+
+    3: ("brokers",),  # Metadata
+    10: ("", "coordinators"),  # FindCoordinator: one before v4, a list from v4
+    60: ("brokers",),  # DescribeCluster
+    78: ("node_endpoints",),  # ShareFetch
+    79: ("node_endpoints",),  # ShareAcknowledge
+}
+ENDPOINT_APIS = frozenset(ENDPOINT_FIELDS)
 
 # (upstream host, upstream port) -> (host, port) clients should use instead
 Relocate = Callable[[str, int], Awaitable[tuple[str, int]]]
 
 
-def broker_endpoints(message: Any) -> Iterator[Any]:
-    """Every struct in ``message`` (itself included) that has a host and a port."""
-    names = {field.name for field in type(message)._FIELDS}
-    if {"host", "port"} <= names:
-        yield message
-    for field in type(message)._FIELDS:
-        if field.struct is None:
-            continue
-        value = getattr(message, field.name)
-        for item in value if isinstance(value, list) else [] if value is None else [value]:
-            yield from broker_endpoints(item)
+def broker_endpoints(body: Message) -> Iterator[Any]:
+    """The structs of a response that name a broker by host and port."""
+    for name in ENDPOINT_FIELDS.get(body.API_KEY or 0, ()):
+        if not name:
+            yield body
+        else:
+            yield from getattr(body, name, None) or ()
 
 
 async def rewrite_endpoints(body: Message, relocate: Relocate) -> bool:
     """Point each broker endpoint of a response at its proxy listener; True if any changed.
     Empty or negative endpoints (a coordinator not found) stay as they are."""
-    if body.API_KEY not in ENDPOINT_APIS:
-        return False
     changed = False
     for endpoint in list(broker_endpoints(body)):
         if not endpoint.host or endpoint.port < 0:

@@ -15,8 +15,10 @@ from ..errors import DecodeError
 from ..message import Message
 from ..net.connection import expects_response
 from ..registries import RegistryLike
+from ..wire import read_uvarint
 
 PRODUCE_KEY = 0
+FIRST_FLEXIBLE_PRODUCE = 9
 
 
 @dataclass(frozen=True)
@@ -76,11 +78,40 @@ def decode_response(frame: bytes, api_key: int, version: int, registry: Registry
         return Decoded(None, version, error)
 
 
-def answered(head: RequestHead, request: Decoded) -> bool:
-    """Whether the broker will answer: all but an acks-0 Produce. A Produce that does not
-    decode is taken to expect an answer (the broker closes the connection on bytes it cannot
-    read, which ends the exchange anyway)."""
-    return request.body is None or expects_response(request.body)
+def answered(payload: bytes, head: RequestHead, request: Decoded) -> bool:
+    """Whether the broker will answer: all but an acks-0 Produce. Without a decoded body, a
+    Produce's acks are read in place; bytes too short for them are taken to expect an answer
+    (the broker closes the connection on bytes it cannot read, which ends the exchange anyway)."""
+    if request.body is not None:
+        return expects_response(request.body)
+    return head.api_key != PRODUCE_KEY or produce_acks(payload, head.api_version) != 0
+
+
+def produce_acks(payload: bytes, api_version: int) -> int | None:
+    """A Produce request's acks, read without decoding it (the proxy's path with no log and no
+    hooks): after the header, the transactional id (versions 3 and up), then acks. None when
+    the bytes end first."""
+    try:
+        size = int.from_bytes(payload[8:10], "big", signed=True)
+        pos = 10 + max(0, size)  # after the client id
+        flexible = api_version >= FIRST_FLEXIBLE_PRODUCE
+        if flexible:  # the header's tagged fields
+            count, pos = read_uvarint(payload, pos)
+            for _ in range(count):
+                _, pos = read_uvarint(payload, pos)
+                size, pos = read_uvarint(payload, pos)
+                pos += size
+        if api_version >= 3:  # the transactional id: compact (length + 1) when flexible
+            if flexible:
+                size, pos = read_uvarint(payload, pos)
+                pos += max(0, size - 1)
+            else:
+                pos += 2 + max(0, int.from_bytes(payload[pos : pos + 2], "big", signed=True))
+        if pos + 2 > len(payload):
+            return None
+        return int.from_bytes(payload[pos : pos + 2], "big", signed=True)
+    except DecodeError:
+        return None
 
 
 def encode_request(body: Message, head: RequestHead, registry: RegistryLike) -> bytes:

@@ -13,6 +13,7 @@ import asyncio
 import logging
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from ..client.routing import error_codes
@@ -94,41 +95,48 @@ class Relay:
             self._close(self.closed_because)
 
     async def _client_to_upstream(self) -> None:
-        frames = FrameReader(self.settings.max_frame_size)
-        try:
-            while data := await self.client_reader.read(READ_SIZE):
-                for payload in frames.feed(data):
-                    await self._forward_request(payload)
-            self.closed_because = self.closed_because or "the client closed the connection"
-        except ProtocolError as e:
-            self.closed_because = f"the client broke the protocol: {e}"
-        except OSError as e:
-            self.closed_because = f"the client connection failed: {e}"
+        await self._pump(self.client_reader, self._forward_request, self.upstream_writer, "client")
 
     async def _upstream_to_client(self, reader: asyncio.StreamReader) -> None:
+        await self._pump(reader, self._forward_response, self.client_writer, "upstream broker")
+
+    async def _pump(
+        self,
+        reader: asyncio.StreamReader,
+        forward: Callable[[bytes], Awaitable[bytes]],
+        writer: asyncio.StreamWriter,
+        side: str,
+    ) -> None:
+        """Frames from ``reader``, each passed through ``forward``, to ``writer``: what one read
+        completes goes out in one write. Sets why the connection ended."""
         frames = FrameReader(self.settings.max_frame_size)
         try:
             while data := await reader.read(READ_SIZE):
-                for payload in frames.feed(data):
-                    await self._forward_response(payload)
-            self.closed_because = self.closed_because or "the upstream broker closed the connection"
+                out = [await forward(payload) for payload in frames.feed(data)]
+                if out:
+                    writer.write(b"".join(out))
+                    await writer.drain()
+            reason = f"the {side} closed the connection"
         except ProtocolError as e:
-            self.closed_because = f"the upstream broker broke the protocol: {e}"
+            reason = f"the {side} broke the protocol: {e}"
         except OSError as e:
-            self.closed_because = f"the upstream connection failed: {e}"
+            reason = f"the {side} connection failed: {e}"
+        except Exception as e:  # a hook's error, or the proxy's own: this connection only
+            logger.exception("%s -> %s: relaying failed", self.client_name, self.upstream_name)
+            reason = f"relaying the {side}'s data failed: {e!r}"
+        self.closed_because = self.closed_because or reason
 
-    async def _forward_request(self, payload: bytes) -> None:
+    async def _forward_request(self, payload: bytes) -> bytes:
+        """The frame to send upstream for a client's frame; the exchange kept until answered."""
         started, frame = time.perf_counter(), framed(payload)
         try:
             head = read_request_head(payload)
         except Exception as e:
             # Nothing to match a response to: let the broker judge the bytes, log what came.
             self._log_unreadable(frame, str(e))
-            self.upstream_writer.write(frame)
-            return
+            return frame
         request = self._decode_request(frame, head)
-        proxied = exchange = None
-        exchange = self._exchange(frame, head, request)
+        proxied, exchange = None, self._exchange(payload, head, request)
         if request.body is not None:
             proxied = ProxiedRequest(head.api_key, head.api_version, head.correlation_id,
                                      head.client_id, request.body, self.upstream)  # fmt: skip
@@ -140,16 +148,15 @@ class Relay:
             self.waiting.append(_Waiting(head, request, proxied, exchange, started))
         elif self.log is not None:
             self.log.exchange(exchange)
-        self.upstream_writer.write(frame)
-        await self.upstream_writer.drain()
+        return frame
 
     def _decode_request(self, frame: bytes, head: RequestHead) -> Decoded:
         settings = self.settings
-        if settings.decodes_everything or head.api_key == 0:  # a Produce may go unanswered
+        if settings.decodes_everything:
             return decode_request(frame, head, settings.registry)
         return Decoded(None, head.api_version)
 
-    def _exchange(self, frame: bytes, head: RequestHead, request: Decoded) -> Exchange:
+    def _exchange(self, payload: bytes, head: RequestHead, request: Decoded) -> Exchange:
         logged = self.log is not None and request.body is not None
         return Exchange(
             api_key=head.api_key,
@@ -160,17 +167,18 @@ class Relay:
             client=self.client_name,
             upstream=self.upstream_name,
             time=time.time(),
-            request_size=len(frame),
+            request_size=len(payload) + 4,
             request=json_form(request.body, head.api_version) if logged else None,
             request_error=request.error,
-            expects_response=answered(head, request),
+            expects_response=answered(payload, head, request),
         )
 
     async def _hook_request(self, proxied: ProxiedRequest):
         hook = self.settings.on_request
         return None if hook is None else await settle(hook(proxied))
 
-    async def _forward_response(self, payload: bytes) -> None:
+    async def _forward_response(self, payload: bytes) -> bytes:
+        """The frame to give the client for the broker's, and the exchange logged."""
         correlation_id = int.from_bytes(payload[:4], "big", signed=True) if len(payload) >= 4 else None
         if not self.waiting or self.waiting[0].head.correlation_id != correlation_id:
             expected = self.waiting[0].head.correlation_id if self.waiting else None
@@ -183,10 +191,9 @@ class Relay:
         exchange.latency_ms = (time.perf_counter() - waiting.started) * 1000
         exchange.response_size = len(frame)
         out = await self._response_frame(frame, waiting)
-        self.client_writer.write(out)
         if self.log is not None:
             self.log.exchange(exchange)
-        await self.client_writer.drain()
+        return out
 
     async def _response_frame(self, frame: bytes, waiting: _Waiting) -> bytes:
         """The frame to give the client: the broker's, or re-encoded when a hook or an address
@@ -200,8 +207,8 @@ class Relay:
         body = response.body
         if body is None:
             return frame
-        exchange.error_codes = [code for code in error_codes(body) if code]
         if self.log is not None:
+            exchange.error_codes = [code for code in error_codes(body) if code]
             exchange.response = json_form(body, response.version)
         if waiting.proxied is not None and settings.on_response is not None:
             replaced = await settle(settings.on_response(waiting.proxied, body))
