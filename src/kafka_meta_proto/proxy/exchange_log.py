@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -72,7 +72,7 @@ class ExchangeLog:
         self._lock = threading.Lock()
 
     def exchange(self, exchange: Exchange) -> None:
-        self.write(asdict(exchange))
+        self.write(vars(exchange))  # not dataclasses.asdict: it deep-copies the bodies
 
     def event(self, kind: str, **fields: Any) -> None:
         self.write({"kind": kind, "time": time.time(), **fields})
