@@ -4,7 +4,7 @@ the proxy re-encodes at the same version with the client's correlation id."""
 from __future__ import annotations
 
 from kafka_meta_proto import message_class
-from kafka_meta_proto.client import connect
+from kafka_meta_proto.client import NetworkError, connect
 from proxy.helpers import lines, proxied_cluster, run
 
 HeartbeatRequest = message_class("HeartbeatRequest")
@@ -52,3 +52,25 @@ def test_hooks_rewrite_a_request_and_a_response():
     # the log holds the bodies as the client and the broker sent them
     assert heartbeat["request"]["memberId"] == "m" and heartbeat["response"]["errorCode"] == 0
     assert heartbeat["correlation_id"] == answer.correlation_id
+
+
+def test_a_hook_that_raises_closes_that_connection_only():
+    def on_request(request):
+        if request.client_id == "doomed":
+            raise RuntimeError("the hook broke")
+        return None
+
+    async def scenario():
+        async with proxied_cluster(on_request=on_request) as (picture, brokers, proxy, log):
+            try:
+                async with await connect(*proxy.address, client_id="doomed", timeout=10):
+                    raise AssertionError("the connection survived the hook")
+            except NetworkError:
+                pass
+            async with await connect(*proxy.address, client_id="fine") as conn:
+                metadata = await conn.send(MetadataRequest(topics=[]))
+            return metadata, lines(log, "connection")
+
+    metadata, connections = run(scenario())
+    assert len(metadata.brokers) == 2
+    assert "relaying the client's data failed: RuntimeError('the hook broke')" in connections[0]["reason"]
