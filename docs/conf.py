@@ -47,7 +47,7 @@ nitpick_ignore_regex = [
 ]
 
 # Type aliases (log.source.Buffer, log.control.MessageClassOf, registries.RegistryLike,
-# tools.shell_layout.Tree, server.handlers.Handler) and a class imported for type checkers
+# tools.shell_layout.Tree, server.handlers.Handler, proxy.hooks' RequestHook and ResponseHook) and a class imported for type checkers
 # only (kraft.rules' PartitionChangeRecord) appear in signatures under their bare names, which are
 # no documented object: shown as plain names.
 nitpick_ignore = [
@@ -57,6 +57,8 @@ nitpick_ignore = [
     ("py:class", "Handler"),
     ("py:class", "MessageClassOf"),
     ("py:class", "PartitionChangeRecord"),
+    ("py:class", "RequestHook"),
+    ("py:class", "ResponseHook"),
 ]
 
 html_theme = "alabaster"

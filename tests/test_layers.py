@@ -55,8 +55,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "KRaft domain",
         (f"{PACKAGE}.kraft",),
     ),
-    # Holding conversations: the sans-I/O core (net), the asyncio client and server on top of it.
-    ("network", (f"{PACKAGE}.net", f"{PACKAGE}.client", f"{PACKAGE}.server")),
+    # Holding conversations: the sans-I/O core (net), the asyncio client and server on top of it,
+    # and the decoding proxy (it reads the client's routing helpers).
+    ("network", (f"{PACKAGE}.net", f"{PACKAGE}.client", f"{PACKAGE}.server", f"{PACKAGE}.proxy")),
     # The generator (codegen/, installed as kafka_meta_proto.codegen) imports runtime constants
     # and the registry type; the simulator writes metadata logs; strategies are hypothesis
     # strategies for a user's tests.

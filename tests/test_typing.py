@@ -50,6 +50,7 @@ API_PACKAGES = [
     "kafka_meta_proto.net",
     "kafka_meta_proto.client",
     "kafka_meta_proto.server",
+    "kafka_meta_proto.proxy",
 ]
 
 USER_SCRIPT = """

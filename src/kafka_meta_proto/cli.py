@@ -28,6 +28,8 @@ COMMANDS = {
     "random-uuid": "random_uuid",
     "dump-log": "dump_log",
     "format": "format",
+    "proxy": "proxy",
+    "proxy-report": "proxy_report",
     "simulate": "simulate",
     "shell": "shell",
     "stale-partitions": "stale_partitions",

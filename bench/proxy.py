@@ -1,0 +1,127 @@
+"""What the decoding proxy costs: Produce requests through it next to a plain TCP relay (the
+floor: bytes copied, nothing read), with its log off and on.
+
+  python bench/proxy.py [--requests N] [--window W] [--quick]
+
+A loopback broker answers each Produce frame with a ready-made response (it decodes nothing,
+so the broker is cheap), and a raw client keeps W requests in flight (throughput: requests per
+second and MB/s of request bytes), then sends one at a time (added latency: the median round
+trip). Broker, client, relay and proxy share one event loop and one process, the same in every
+path, so the ratios are comparable with each other (each path also pays for the client and the
+broker). Paths: direct to the broker, through the relay, through the proxy without and with its
+log (to a temporary file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from kafka_meta_proto import message_class, protocol
+from kafka_meta_proto.log.batch import Record, RecordBatch
+from kafka_meta_proto.net import FrameReader
+from kafka_meta_proto.proxy import Proxy
+
+ProduceRequest = message_class("ProduceRequest")
+ProduceResponse = message_class("ProduceResponse")
+VERSION = ProduceRequest.versions()[-1]
+
+
+def produce_frame(correlation_id: int) -> bytes:
+    batch = RecordBatch.create([Record(value=b"v" * 100) for _ in range(10)]).encode()
+    data = ProduceRequest.PartitionProduceData(index=0, records=batch)
+    topic = ProduceRequest.TopicProduceData(name="bench", partition_data=[data])
+    body = ProduceRequest(acks=1, timeout_ms=1000, topic_data=[topic])
+    return protocol.encode_request(body, VERSION, correlation_id, "bench")
+
+
+def response_template() -> bytes:
+    answer = ProduceResponse.PartitionProduceResponse(index=0, base_offset=0)
+    topic = ProduceResponse.TopicProduceResponse(name="bench", partition_responses=[answer])
+    return protocol.encode_response(ProduceResponse(responses=[topic]), VERSION, 0)
+
+
+async def broker(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    template, frames = response_template(), FrameReader()
+    while data := await reader.read(1 << 16):
+        for payload in frames.feed(data):  # the response's correlation id is the request's
+            writer.write(template[:4] + payload[4:8] + template[8:])
+        await writer.drain()
+    writer.close()
+
+
+async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, port: int) -> None:
+    up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
+
+    async def copy(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+        while data := await src.read(1 << 16):
+            dst.write(data)
+            await dst.drain()
+        dst.close()
+
+    await asyncio.gather(copy(reader, up_writer), copy(up_reader, writer), return_exceptions=True)
+
+
+async def drive(port: int, requests: int, window: int) -> float:
+    """Seconds to send ``requests`` Produce frames with ``window`` in flight and read the answers."""
+    template = produce_frame(0)  # the correlation id patched in: the client costs little
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    frames, answered, sent = FrameReader(), 0, 0
+    started = time.perf_counter()
+    while answered < requests:
+        while sent < requests and sent - answered < window:
+            writer.write(template[:8] + sent.to_bytes(4, "big") + template[12:])
+            sent += 1
+        answered += len(frames.feed(await reader.read(1 << 16)))
+    elapsed = time.perf_counter() - started
+    writer.close()
+    return elapsed
+
+
+async def measure(port: int, requests: int, window: int) -> tuple[float, float]:
+    """(requests per second with ``window`` in flight, median round trip in ms one at a time)."""
+    await drive(port, min(requests, 200), window)  # warm up: connections, listeners, codecs
+    throughput = requests / await drive(port, requests, window)
+    trips = [await drive(port, 1, 1) for _ in range(max(50, requests // 50))]
+    return throughput, statistics.median(trips) * 1e3
+
+
+async def bench(requests: int, window: int) -> list[tuple[str, float, float]]:
+    upstream = await asyncio.start_server(broker, "127.0.0.1", 0)
+    port = upstream.sockets[0].getsockname()[1]
+    plain = await asyncio.start_server(lambda r, w: relay(r, w, port), "127.0.0.1", 0)
+    results = [("direct", *await measure(port, requests, window)),
+               ("TCP relay", *await measure(plain.sockets[0].getsockname()[1], requests, window))]  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, log in (("proxy, log off", None), ("proxy, log on", Path(tmp) / "x.jsonl")):
+            async with Proxy(("127.0.0.1", 0), ("127.0.0.1", port), log=log) as proxy:
+                results.append((name, *await measure(proxy.address[1], requests, window)))
+    plain.close()
+    upstream.close()
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--requests", type=int, default=20000)
+    ap.add_argument("--window", type=int, default=64)
+    ap.add_argument("--quick", action="store_true", help="a smoke run: 1000 requests")
+    args = ap.parse_args(argv)
+    requests = 1000 if args.quick else args.requests
+    size = len(produce_frame(0))
+    results = asyncio.run(bench(requests, args.window))
+    floor = results[1][1]
+    print(f"Produce v{VERSION}, {size} bytes a request, {requests} requests, {args.window} in flight")
+    for name, rate, trip in results:
+        print(f"{name:16} {rate:9.0f} req/s {rate * size / 1e6:7.1f} MB/s  "
+              f"{floor / rate:5.2f}x the relay's time  round trip {trip:.3f} ms")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
