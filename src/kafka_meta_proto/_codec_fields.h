@@ -32,7 +32,7 @@ uvarint_size(uint64_t v)
 }
 
 /* A value the Python writer packs with struct code `kind`, as an unsigned 64-bit pattern. */
-static inline int
+static __attribute__((unused)) int
 fixed_bits(char kind, PyObject *v, uint64_t *bits)
 {
     if (kind == '?') { /* struct packs the truth of any object, None included */
@@ -112,7 +112,7 @@ check_fixed(char kind, PyObject *v)
 }
 
 /* The bytes of a bytes-like value whose len() is its byte count (what the writer prefixes). */
-static inline int
+static __attribute__((unused)) int
 byte_view(PyObject *v, const char **data, Py_ssize_t *n)
 {
     if (PyBytes_Check(v)) {
@@ -139,7 +139,7 @@ byte_view(PyObject *v, const char **data, Py_ssize_t *n)
 
 /* UTF-8 of a string the writer encodes (strict: a lone surrogate declines, as str.encode()
  * raises); strings hold at most 32767 bytes. */
-static inline int
+static __attribute__((unused)) int
 text_view(PyObject *v, const char **data, Py_ssize_t *n)
 {
     if (PyUnicode_CheckExact(v) && PyUnicode_IS_COMPACT_ASCII(v)) { /* most strings: no call */
@@ -172,7 +172,7 @@ unknown_item(PyObject *item, uint32_t *tag, const char **data, Py_ssize_t *n)
 }
 
 /* The unknown tagged fields as the writer takes them: a tuple or list of (tag, bytes). */
-static inline int
+static __attribute__((unused)) int
 unknown_fields(PyObject *unknown, PyObject ***items, Py_ssize_t *count)
 {
     if (unknown == empty_tuple) { /* what the reader and the constructors leave */
