@@ -13,7 +13,7 @@ Values stay bytes: this module frames records, it does not interpret them.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -320,7 +320,8 @@ def _read_record(data: bytes, pos: int) -> tuple[Record, int]:
     return Record(attributes, timestamp_delta, offset_delta, key, value, headers), pos
 
 
-def _varint_at(data: bytes, pos: int, read: Any = read_varint, two_inline: bool = True) -> tuple[int, int]:  # fmt: skip
+def _varint_at(data: bytes, pos: int, read: Callable[[bytes, int], tuple[int, int]] = read_varint,
+               two_inline: bool = True) -> tuple[int, int]:  # fmt: skip
     """A record's varint as the inline loop reads it: one byte (or two, with ``two_inline``)
     decoded here, longer ones by ``read``; a first byte past the end is an IndexError."""
     b = data[pos]

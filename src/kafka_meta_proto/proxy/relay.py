@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from ..client.routing import error_codes
+from ..message import Message
 from ..net.errors import ProtocolError
 from ..net.frames import FrameReader
 from ..protocol import frame as framed
@@ -173,7 +174,7 @@ class Relay:
             expects_response=answered(payload, head, request),
         )
 
-    async def _hook_request(self, proxied: ProxiedRequest):
+    async def _hook_request(self, proxied: ProxiedRequest) -> Message | None:
         hook = self.settings.on_request
         return None if hook is None else await settle(hook(proxied))
 
