@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from cluster.helpers import wait_for
 from cluster.proxied import ProxyThread, logged_exchanges, produced_records
 
 confluent_kafka = pytest.importorskip("confluent_kafka", reason="confluent-kafka is not installed")
@@ -18,13 +19,18 @@ N = 300
 TOPIC = "librdkafka-through-the-proxy"
 
 
-def create_topic(address: str) -> dict[str, list[int]]:
-    """Creates the topic with the admin client; the topics it then lists, with their partitions."""
+def create_topic(address: str) -> list[int]:
+    """Creates the topic with the admin client; its partitions, once the admin client lists it
+    (the broker answering may learn of the new topic a moment after the create returns)."""
     admin = AdminClient({"bootstrap.servers": address})
     futures = admin.create_topics([NewTopic(TOPIC, num_partitions=2, replication_factor=2)])
     futures[TOPIC].result(60)
-    listed = admin.list_topics(timeout=30).topics
-    return {name: sorted(topic.partitions) for name, topic in listed.items()}
+
+    def listed() -> list[int]:
+        topic = admin.list_topics(timeout=30).topics.get(TOPIC)
+        return sorted(topic.partitions) if topic is not None else []
+
+    return wait_for(listed, f"{TOPIC} listed by confluent-kafka's admin client")
 
 
 def produce(address: str) -> None:
@@ -63,7 +69,7 @@ def test_confluent_kafka_through_the_proxy_with_every_exchange_logged(cluster, t
         proxied = consume(address, "proxied-librdkafka-group")
     direct = consume("%s:%d" % cluster.bootstrap[0], "direct-librdkafka-group")
     assert len(proxied) == N and proxied == direct
-    assert listed[TOPIC] == [0, 1]
+    assert listed == [0, 1]
     assert sorted(value for _, _, value in proxied) == sorted(
         f"record {i}".encode() for i in range(N)
     )
