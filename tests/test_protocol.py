@@ -388,6 +388,8 @@ def test_trailing_bytes_in_the_body_are_a_decode_error():
     padded = protocol.frame(frame[4:] + b"\x00")
     with pytest.raises(DecodeError, match="trailing"):
         protocol.decode_request(padded)
+    # ...unless asked to ignore them, as a broker does
+    assert protocol.decode_request(padded, trailing=True) == protocol.decode_request(frame)
     resp = protocol.encode_response(message_class("MetadataResponse")(), 9, 5)
     with pytest.raises(DecodeError, match="trailing"):
         protocol.decode_response(protocol.frame(resp[4:] + b"\x00"), 3, 9)

@@ -216,3 +216,10 @@ class Oracle:
         """Every message class this Kafka release has: schema name -> the versions it defines."""
         answer = self.call({"op": "list"})
         return {m["name"]: range(m["lowest"], m["highest"] + 1) for m in answer["messages"]}
+
+
+def java_command(release: str, main: str, *args: str) -> list[str]:
+    """The command running class ``main`` of Kafka ``release`` (a tool such as
+    org.apache.kafka.tools.TopicCommand) with ``args``, on the release's classpath."""
+    classpath = os.pathsep.join(str(jar) for jar in jars(release))
+    return ["java", *JAVA_OPTIONS, "-cp", classpath, main, *args]

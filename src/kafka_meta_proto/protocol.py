@@ -143,9 +143,10 @@ def read_frames(data: BytesLike, offset: int = 0) -> Iterator[tuple[bytes, int]]
         offset = end
 
 
-def decode_request(data: BytesLike, *, size_prefix: bool = True, registry: RegistryLike = REGISTRY) -> Request:
+def decode_request(data: BytesLike, *, size_prefix: bool = True, registry: RegistryLike = REGISTRY, trailing: bool = False) -> Request:
     """Decode one request (a whole frame, or header and body with size_prefix=False),
-    dispatching on the api key and version in its header."""
+    dispatching on the api key and version in its header. ``trailing=True`` ignores bytes after
+    the body, as a Kafka broker does (librdkafka's Metadata requests for every topic carry some)."""
     payload = _whole(data, size_prefix)
     base = 4 if size_prefix else 0  # errors give offsets into the input, not into the payload
     if len(payload) < 4:
@@ -161,17 +162,18 @@ def decode_request(data: BytesLike, *, size_prefix: bool = True, registry: Regis
             raise UnsupportedVersionDecodeError(f"{body_cls.NAME} has no version {api_version}", base + 2, "header.request_api_version")
         hv = request_header_version(api_key, api_version, reg)
         header, pos = _decode_part(reg.message_class("RequestHeader"), payload, hv, 0, base, "header")
-        body, _ = _decode_part(body_cls, payload, api_version, pos, base, "")
+        body, _ = _decode_part(body_cls, payload, api_version, pos, base, "", trailing)
     except DecodeError as e:
         raise registries.explain(e, reg, "request", api_key) from None
     return Request(header, body)
 
 
-def _decode_part(cls: type[_Body], payload: bytes, version: int, pos: int, base: int, path: str) -> tuple[_Body, int]:
-    """Decode a header or body inside the payload; the body must end the payload."""
+def _decode_part(cls: type[_Body], payload: bytes, version: int, pos: int, base: int, path: str, trailing: bool = False) -> tuple[_Body, int]:
+    """Decode a header or body inside the payload; the body must end the payload unless
+    ``trailing`` allows more bytes after it."""
     try:
         msg, end = cls.decode_from(payload, version, pos)
-        if not path and end != len(payload):
+        if not path and not trailing and end != len(payload):
             raise DecodeError(f"{len(payload) - end} trailing bytes after the message", end, context=f"{cls.NAME} v{version}")
     except DecodeError as e:
         if e.offset is not None:

@@ -6,15 +6,9 @@ carry the N records), every body decoded, and the Spark summary counts each exch
 
 from __future__ import annotations
 
-import asyncio
-import base64
-import json
-import threading
-
 import pytest
 
-from kafka_meta_proto.log.batch import decode_batch
-from kafka_meta_proto.proxy import Proxy
+from cluster.proxied import ProxyThread, logged_exchanges, produced_records
 
 kafka = pytest.importorskip("kafka", reason="kafka-python is not installed")
 
@@ -22,25 +16,6 @@ pytestmark = [pytest.mark.cluster, pytest.mark.slow]  # real Kafka clusters: min
 
 N = 300
 TOPIC = "through-the-proxy"
-
-
-class ProxyThread:
-    """A Proxy on an event loop of its own, for a synchronous client."""
-
-    def __init__(self, upstream, log):
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.proxy = Proxy(("127.0.0.1", 0), upstream, log=log)
-
-    def __enter__(self):
-        self.thread.start()
-        asyncio.run_coroutine_threadsafe(self.proxy.start(), self.loop).result(30)
-        return self.proxy
-
-    def __exit__(self, *exc):
-        asyncio.run_coroutine_threadsafe(self.proxy.close(), self.loop).result(30)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(30)
 
 
 def consume(bootstrap: str, group: str) -> list[tuple[int, int, bytes]]:
@@ -74,21 +49,6 @@ def through_the_proxy(address: str) -> list[tuple[int, int, bytes]]:
     return consume(address, "proxied-group")
 
 
-def produced_records(exchanges: list[dict]) -> int:
-    count = 0
-    for line in exchanges:
-        if line["api_name"] != "Produce":
-            continue
-        for topic in line["request"]["topicData"]:
-            for partition in topic["partitionData"]:
-                data = base64.b64decode(partition["records"])
-                position = 0
-                while position < len(data):
-                    batch, position = decode_batch(data, position)
-                    count += len(batch.records)
-    return count
-
-
 def test_kafka_python_through_the_proxy_with_every_exchange_logged(cluster, tmp_path):
     log = tmp_path / "proxy.jsonl"
     with ProxyThread(cluster.bootstrap[0], str(log)) as proxy:
@@ -99,22 +59,11 @@ def test_kafka_python_through_the_proxy_with_every_exchange_logged(cluster, tmp_
     assert len(proxied) == N and proxied == direct
     assert upstream_ports == set(cluster.bootstrap)  # a listener per broker, the bootstrap's reused
 
-    lines = [json.loads(line) for line in log.read_text().splitlines()]
-    exchanges = [line for line in lines if line["kind"] == "exchange"]
-    assert not [line for line in lines if line["kind"] == "unreadable"]
-    for line in exchanges:
-        assert line["request_error"] is None and line["request"] is not None, line
-        if line["response_size"] is not None:
-            assert line["response_error"] is None and line["response"] is not None, line
+    exchanges = logged_exchanges(log)
     names = {line["api_name"] for line in exchanges}
     assert {"ApiVersions", "Metadata", "CreateTopics", "Produce", "FindCoordinator", "JoinGroup",
             "SyncGroup", "Fetch", "OffsetCommit", "Heartbeat"} - names <= {"Heartbeat"}  # fmt: skip
     assert produced_records(exchanges) == N
-    by_connection: dict[tuple[str, str], list[int]] = {}
-    for line in exchanges:
-        by_connection.setdefault((line["client"], line["upstream"]), []).append(line["correlation_id"])
-    for ids in by_connection.values():
-        assert ids == list(range(ids[0], ids[0] + len(ids)))
     summarized(log, tmp_path / "report", exchanges)
 
 

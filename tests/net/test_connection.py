@@ -196,6 +196,16 @@ def test_garbage_after_a_frame_ends_in_a_protocol_error():
     assert info.value.__cause__ is not None  # the DecodeError with its offset
 
 
+def test_the_server_ignores_bytes_after_a_request_body_as_kafka_does():
+    """librdkafka 2.16 asks a broker for every topic with a Metadata v13 request whose body is
+    followed by three bytes; Kafka's brokers read the body and answer."""
+    frame = bytes.fromhex("000000190003000d00000003000772646b61666b610000000000010000")
+    [event] = ServerConnection().receive_data(frame)
+    assert isinstance(event, RequestReceived) and event.expects_response
+    assert event.request.correlation_id == 3 and event.request.header.client_id == "rdkafka"
+    assert event.request.body == MetadataRequest(topics=None, allow_auto_topic_creation=False)
+
+
 @pytest.mark.parametrize("payload", [b"", b"\0\0", b"\0\0\0\0\xff\xff\xff", bytes(range(256))])
 def test_short_or_garbage_response_frames(payload):
     client = ClientConnection()

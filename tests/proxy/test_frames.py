@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 
 from kafka_meta_proto import message_class, protocol
-from kafka_meta_proto.proxy.frames import produce_acks, read_request_head
+from kafka_meta_proto.proxy.frames import decode_request, produce_acks, read_request_head
+from kafka_meta_proto.messages import REGISTRY
 from kafka_meta_proto.errors import DecodeError
 
+MetadataRequest = message_class("MetadataRequest")
 ProduceRequest = message_class("ProduceRequest")
 
 
@@ -37,3 +39,12 @@ def test_the_header_is_read_whatever_the_body():
     assert read_request_head(null_id[4:]).client_id is None
     with pytest.raises(DecodeError, match="shorter than its header"):
         read_request_head(b"\x00\x00\x00")
+
+
+def test_bytes_after_a_request_body_are_ignored_as_the_broker_ignores_them():
+    """librdkafka 2.16's Metadata v13 request for every topic ends in three bytes no field
+    accounts for; Kafka answers it, and the proxy logs its body decoded."""
+    frame = bytes.fromhex("000000190003000d00000003000772646b61666b610000000000010000")
+    decoded = decode_request(frame, read_request_head(frame[4:]), REGISTRY)
+    assert decoded.error is None and decoded.version == 13
+    assert decoded.body == MetadataRequest(topics=None, allow_auto_topic_creation=False)

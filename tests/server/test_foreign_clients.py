@@ -1,12 +1,12 @@
 """Clients no one here wrote accept a tiny broker built with the framework (ApiVersions answered
-by the framework, Metadata by one handler): kafka-python, and Kafka's own Java admin client through
-its tools (kafka-broker-api-versions, kafka-topics --list)."""
+by the framework, Metadata by one handler): kafka-python, confluent-kafka's admin client
+(librdkafka), and Kafka's own Java admin client through its tools (kafka-broker-api-versions,
+kafka-topics --list)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import subprocess
 import sys
 import threading
@@ -86,8 +86,7 @@ def java_tool(main: str, *args: str) -> list[str]:
 
     release = kafka_oracle.releases()[-1]
     need_kafka(release)
-    classpath = os.pathsep.join(str(j) for j in kafka_oracle.jars(release))
-    return ["java", *kafka_oracle.JAVA_OPTIONS, "-cp", classpath, main, *args]
+    return kafka_oracle.java_command(release, main, *args)
 
 
 @pytest.mark.slow
@@ -113,3 +112,16 @@ def test_kafkas_java_admin_client_accepts_the_tiny_broker():
     assert any(line.startswith("ApiVersions(18): 0 to ") for line in served)
     assert "Produce(0): UNSUPPORTED," in found[0].stdout
     assert found[1].stdout.split() == [TOPIC]
+
+
+def test_confluent_kafkas_admin_client_lists_the_topics_of_the_tiny_broker():
+    admin_module = pytest.importorskip(
+        "confluent_kafka.admin", reason="confluent-kafka is not installed"
+    )
+    with serving_in_a_thread(tiny_broker()) as address:
+        admin = admin_module.AdminClient({"bootstrap.servers": address, "client.id": "librdkafka"})
+        metadata = admin.list_topics(timeout=20)
+    assert set(metadata.topics) == {TOPIC}
+    assert sorted(metadata.topics[TOPIC].partitions) == [0, 1, 2]
+    assert [broker.id for broker in metadata.brokers.values()] == [0]
+    assert metadata.cluster_id == "tiny" and metadata.controller_id == 0

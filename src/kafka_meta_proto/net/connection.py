@@ -281,7 +281,8 @@ class ServerConnection(_Endpoint):
     def _request(self, payload: bytes) -> RequestReceived | UnsupportedRequest:
         frame = protocol.frame(payload)
         try:
-            request = protocol.decode_request(frame, registry=self.registry)
+            # Bytes after the body are ignored, as Kafka's brokers ignore them.
+            request = protocol.decode_request(frame, registry=self.registry, trailing=True)
         except UnsupportedVersionDecodeError as e:
             if len(payload) < 8:
                 raise self._fail(

@@ -57,7 +57,9 @@ class Decoded:
 
 def decode_request(frame: bytes, head: RequestHead, registry: RegistryLike) -> Decoded:
     try:
-        return Decoded(protocol.decode_request(frame, registry=registry).body, head.api_version)
+        # Bytes after the body are ignored, as the broker ignores them.
+        body = protocol.decode_request(frame, registry=registry, trailing=True).body
+        return Decoded(body, head.api_version)
     except DecodeError as e:
         return Decoded(None, head.api_version, str(e))
 
