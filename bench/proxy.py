@@ -11,6 +11,9 @@ path, so the ratios are comparable with each other (each path also pays for the 
 broker). Paths: direct to the broker, through the relay, through the proxy without and with its
 log (to a temporary file). Each round runs every path once, in rotated order; the table shows
 the median round, and the time against the relay is the median of the per-round ratios.
+CPU a request is this process's CPU time over the pipelined sample divided by its requests:
+on a busy machine, where the wall clock also counts waiting for a core, it is the steadier
+figure.
 """
 
 from __future__ import annotations
@@ -84,18 +87,25 @@ async def drive(port: int, requests: int, window: int) -> float:
     return elapsed
 
 
-async def measure(port: int, requests: int, window: int) -> tuple[float, float]:
-    """(requests per second with ``window`` in flight, median round trip in ms one at a time)."""
+Sample = tuple[float, float, float]  # requests/s, round trip (ms), CPU µs a request
+
+
+async def measure(port: int, requests: int, window: int) -> Sample:
+    """Requests per second with ``window`` in flight, the median round trip in ms one at a
+    time, and this process's CPU time per request in flight (client, path and broker: on a
+    busy machine the wall clock also counts waiting for a core)."""
+    cpu = time.process_time()
     throughput = requests / await drive(port, requests, window)
+    cpu = (time.process_time() - cpu) / requests * 1e6
     trips = [await drive(port, 1, 1) for _ in range(max(50, requests // 50))]
-    return throughput, statistics.median(trips) * 1e3
+    return throughput, statistics.median(trips) * 1e3, cpu
 
 
 PATHS = ("direct", "TCP relay", "proxy, log off", "proxy, log on")
 
 
-async def bench(requests: int, window: int, rounds: int) -> dict[str, list[tuple[float, float]]]:
-    """Each path's (requests/s, round trip) per round; every round runs each path once, in
+async def bench(requests: int, window: int, rounds: int) -> dict[str, list[Sample]]:
+    """Each path's samples, one a round; every round runs each path once, in
     rotated order, so a change of load between rounds reaches every path alike."""
     upstream = await asyncio.start_server(broker, "127.0.0.1", 0)
     port = upstream.sockets[0].getsockname()[1]
@@ -108,7 +118,7 @@ async def bench(requests: int, window: int, rounds: int) -> dict[str, list[tuple
                                      quiet.address[1], logged.address[1])))  # fmt: skip
             for path_port in ports.values():  # warm up: connections, listeners, codecs
                 await drive(path_port, min(requests, 200), window)
-            results: dict[str, list[tuple[float, float]]] = {path: [] for path in PATHS}
+            results: dict[str, list[Sample]] = {path: [] for path in PATHS}
             for round_ in range(rounds):
                 for path in PATHS[round_ % 4 :] + PATHS[: round_ % 4]:
                     results[path].append(await measure(ports[path], requests, window))
@@ -131,13 +141,17 @@ def main(argv: list[str] | None = None) -> int:
     floor = results["TCP relay"]
     print(f"Produce v{VERSION}, {size} bytes a request, {requests} requests a sample, "
           f"{args.window} in flight, {rounds} interleaved rounds (medians)")  # fmt: skip
-    print("| path | requests/s | MB/s | time against the relay | one round trip |")
-    print("|---|---:|---:|---:|---:|")
+    print("| path | requests/s | MB/s | time against the relay | CPU a request | CPU against the "
+          "relay | one round trip |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for path, samples in results.items():
-        rate = statistics.median(rate for rate, _ in samples)
-        ratio = statistics.median(relay / mine for (relay, _), (mine, _) in zip(floor, samples))
-        trip = statistics.median(trip for _, trip in samples)
-        print(f"| {path} | {rate:,.0f} | {rate * size / 1e6:.1f} | {ratio:.2f}x | {trip:.2f} ms |")
+        rate = statistics.median(rate for rate, _, _ in samples)
+        ratio = statistics.median(relay[0] / mine[0] for relay, mine in zip(floor, samples))
+        cpu = statistics.median(cpu for _, _, cpu in samples)
+        cpu_ratio = statistics.median(mine[2] / relay[2] for relay, mine in zip(floor, samples))
+        trip = statistics.median(trip for _, trip, _ in samples)
+        print(f"| {path} | {rate:,.0f} | {rate * size / 1e6:.1f} | {ratio:.2f}x | {cpu:.0f} µs "
+              f"| {cpu_ratio:.2f}x | {trip:.2f} ms |")  # fmt: skip
     return 0
 
 
