@@ -1,7 +1,7 @@
 """What the decoding proxy costs: Produce requests through it next to a plain TCP relay (the
 floor: bytes copied, nothing read), with its log off and on.
 
-  python bench/proxy.py [--requests N] [--window W] [--quick]
+  python bench/proxy.py [--requests N] [--window W] [--rounds R] [--quick]
 
 A loopback broker answers each Produce frame with a ready-made response (it decodes nothing,
 so the broker is cheap), and a raw client keeps W requests in flight (throughput: requests per
@@ -9,7 +9,11 @@ second and MB/s of request bytes), then sends one at a time (added latency: the 
 trip). Broker, client, relay and proxy share one event loop and one process, the same in every
 path, so the ratios are comparable with each other (each path also pays for the client and the
 broker). Paths: direct to the broker, through the relay, through the proxy without and with its
-log (to a temporary file).
+log (to a temporary file). Each round runs every path once, in rotated order; the table shows
+the median round, and the time against the relay is the median of the per-round ratios.
+CPU a request is this process's CPU time over the pipelined sample divided by its requests:
+on a busy machine, where the wall clock also counts waiting for a core, it is the steadier
+figure.
 """
 
 from __future__ import annotations
@@ -83,24 +87,42 @@ async def drive(port: int, requests: int, window: int) -> float:
     return elapsed
 
 
-async def measure(port: int, requests: int, window: int) -> tuple[float, float]:
-    """(requests per second with ``window`` in flight, median round trip in ms one at a time)."""
-    await drive(port, min(requests, 200), window)  # warm up: connections, listeners, codecs
+Sample = tuple[float, float, float]  # requests/s, round trip (ms), CPU µs a request
+
+
+async def measure(port: int, requests: int, window: int) -> Sample:
+    """Requests per second with ``window`` in flight, the median round trip in ms one at a
+    time, and this process's CPU time per request in flight (client, path and broker: on a
+    busy machine the wall clock also counts waiting for a core)."""
+    cpu = time.process_time()
     throughput = requests / await drive(port, requests, window)
+    cpu = (time.process_time() - cpu) / requests * 1e6
     trips = [await drive(port, 1, 1) for _ in range(max(50, requests // 50))]
-    return throughput, statistics.median(trips) * 1e3
+    return throughput, statistics.median(trips) * 1e3, cpu
 
 
-async def bench(requests: int, window: int) -> list[tuple[str, float, float]]:
+PATHS = ("direct", "TCP relay", "proxy, log off", "proxy, log on")
+
+
+async def bench(requests: int, window: int, rounds: int) -> dict[str, list[Sample]]:
+    """Each path's samples, one a round; every round runs each path once, in
+    rotated order, so a change of load between rounds reaches every path alike."""
     upstream = await asyncio.start_server(broker, "127.0.0.1", 0)
     port = upstream.sockets[0].getsockname()[1]
     plain = await asyncio.start_server(lambda r, w: relay(r, w, port), "127.0.0.1", 0)
-    results = [("direct", *await measure(port, requests, window)),
-               ("TCP relay", *await measure(plain.sockets[0].getsockname()[1], requests, window))]  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
-        for name, log in (("proxy, log off", None), ("proxy, log on", Path(tmp) / "x.jsonl")):
-            async with Proxy(("127.0.0.1", 0), ("127.0.0.1", port), log=log) as proxy:
-                results.append((name, *await measure(proxy.address[1], requests, window)))
+        async with Proxy(("127.0.0.1", 0), ("127.0.0.1", port)) as quiet, Proxy(
+            ("127.0.0.1", 0), ("127.0.0.1", port), log=Path(tmp) / "x.jsonl"
+        ) as logged:
+            ports = dict(zip(PATHS, (port, plain.sockets[0].getsockname()[1],
+                                     quiet.address[1], logged.address[1])))  # fmt: skip
+            for path_port in ports.values():  # warm up: connections, listeners, codecs
+                await drive(path_port, min(requests, 200), window)
+            results: dict[str, list[Sample]] = {path: [] for path in PATHS}
+            for round_ in range(rounds):
+                for path in PATHS[round_ % 4 :] + PATHS[: round_ % 4]:
+                    results[path].append(await measure(ports[path], requests, window))
+            await asyncio.sleep(0.2)  # the handlers see their connections end, and return
     plain.close()
     upstream.close()
     return results
@@ -108,18 +130,28 @@ async def bench(requests: int, window: int) -> list[tuple[str, float, float]]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--requests", type=int, default=20000)
+    ap.add_argument("--requests", type=int, default=20000, help="requests a sample")
     ap.add_argument("--window", type=int, default=64)
-    ap.add_argument("--quick", action="store_true", help="a smoke run: 1000 requests")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="a smoke run: 1000 requests, 1 round")
     args = ap.parse_args(argv)
-    requests = 1000 if args.quick else args.requests
+    requests, rounds = (1000, 1) if args.quick else (args.requests, args.rounds)
     size = len(produce_frame(0))
-    results = asyncio.run(bench(requests, args.window))
-    floor = results[1][1]
-    print(f"Produce v{VERSION}, {size} bytes a request, {requests} requests, {args.window} in flight")
-    for name, rate, trip in results:
-        print(f"{name:16} {rate:9.0f} req/s {rate * size / 1e6:7.1f} MB/s  "
-              f"{floor / rate:5.2f}x the relay's time  round trip {trip:.3f} ms")  # fmt: skip
+    results = asyncio.run(bench(requests, args.window, rounds))
+    floor = results["TCP relay"]
+    print(f"Produce v{VERSION}, {size} bytes a request, {requests} requests a sample, "
+          f"{args.window} in flight, {rounds} interleaved rounds (medians)")  # fmt: skip
+    print("| path | requests/s | MB/s | time against the relay | CPU a request | CPU against the "
+          "relay | one round trip |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for path, samples in results.items():
+        rate = statistics.median(rate for rate, _, _ in samples)
+        ratio = statistics.median(relay[0] / mine[0] for relay, mine in zip(floor, samples))
+        cpu = statistics.median(cpu for _, _, cpu in samples)
+        cpu_ratio = statistics.median(mine[2] / relay[2] for relay, mine in zip(floor, samples))
+        trip = statistics.median(trip for _, trip, _ in samples)
+        print(f"| {path} | {rate:,.0f} | {rate * size / 1e6:.1f} | {ratio:.2f}x | {cpu:.0f} µs "
+              f"| {cpu_ratio:.2f}x | {trip:.2f} ms |")  # fmt: skip
     return 0
 
 

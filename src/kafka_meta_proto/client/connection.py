@@ -58,6 +58,9 @@ class Connection:
         self._reader, self._writer, self._core = reader, writer, core
         self._waiting: dict[int, asyncio.Future[ResponseReceived]] = {}
         self._error: NetworkError | None = None
+        self._write_pending = False  # a _write_out is scheduled
+        # above this many bytes unsent, a call waits for the socket (asyncio's own mark)
+        self._high_water = writer.transport.get_write_buffer_limits()[1]
         self._reading = asyncio.get_running_loop().create_task(self._read_forever())
 
     def __repr__(self) -> str:
@@ -155,22 +158,38 @@ class Connection:
     ) -> ResponseReceived:
         self._check_open()
         correlation_id = self._core.send_request(request, version)
-        answer: asyncio.Future[ResponseReceived] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[ResponseReceived] = loop.create_future()
         self._waiting[correlation_id] = answer
-        what = f"{type(request).__name__} v{version} (correlation id {correlation_id})"
         limit = self.timeout if timeout is None else timeout
+        # One timer for the whole call (writing and waiting), set on the call's own future: no
+        # task is made for it, which is most of what a pipelined call costs the event loop.
+        timer = loop.call_later(limit, _time_out, answer, self._where, request, version,
+                                correlation_id, limit)  # fmt: skip
         try:
-            await self._flush(limit, what)
-            return await asyncio.wait_for(asyncio.shield(answer), limit)
-        except asyncio.TimeoutError:
-            raise RequestTimedOut(
-                f"no response to {what} from {self._where} within {limit} s"
-            ) from None
+            self._write_soon(loop)
+            if self._writer.transport.get_write_buffer_size() > self._high_water:
+                await self._flush(limit, f"{type(request).__name__} v{version}")
+            return await answer
         finally:
+            timer.cancel()
             # The core keeps the request in flight: its late response is read and dropped.
             self._waiting.pop(correlation_id, None)
             if not answer.done():
                 answer.cancel()
+
+    def _write_soon(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Write what the core queued once the calls of this turn of the event loop are made:
+        a burst of pipelined requests goes out in one write (one system call), not one each."""
+        if not self._write_pending:
+            self._write_pending = True
+            loop.call_soon(self._write_out)
+
+    def _write_out(self) -> None:
+        self._write_pending = False
+        data = self._core.data_to_send()
+        if data and not self._writer.is_closing():
+            self._writer.write(data)
 
     async def _flush(self, timeout: float | None, what: str) -> None:
         self._writer.write(self._core.data_to_send())
@@ -219,6 +238,21 @@ class Connection:
         ) as e:  # anything else still ends the waiting calls, never leaves them hanging
             self._fail(NetworkError(f"reading from {self._where} failed: {e!r}"))
             raise
+
+
+def _time_out(
+    answer: asyncio.Future[ResponseReceived],
+    where: str,
+    request: Message,
+    version: int,
+    correlation_id: int,
+    limit: float,
+) -> None:
+    if not answer.done():
+        what = f"{type(request).__name__} v{version} (correlation id {correlation_id})"
+        answer.set_exception(
+            RequestTimedOut(f"no response to {what} from {where} within {limit} s")
+        )
 
 
 async def connect(

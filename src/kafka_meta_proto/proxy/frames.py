@@ -8,6 +8,7 @@ and the decoding error is kept as text for the log.
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 from .. import protocol
@@ -19,6 +20,7 @@ from ..wire import read_uvarint
 
 PRODUCE_KEY = 0
 FIRST_FLEXIBLE_PRODUCE = 9
+_HEAD = struct.Struct(">hhi")  # api key, api version, correlation id
 
 
 @dataclass(frozen=True)
@@ -35,8 +37,7 @@ def read_request_head(payload: bytes) -> RequestHead:
     """The header fields of a request frame's payload (size prefix removed)."""
     if len(payload) < 8:
         raise DecodeError(f"a request of {len(payload)} bytes, shorter than its header", 4, "header")
-    api_key, api_version = (int.from_bytes(payload[i : i + 2], "big", signed=True) for i in (0, 2))
-    correlation_id = int.from_bytes(payload[4:8], "big", signed=True)
+    api_key, api_version, correlation_id = _HEAD.unpack_from(payload)
     client_id = None
     has_client_id = (api_key, api_version) != (protocol.CONTROLLED_SHUTDOWN_KEY, 0)
     if has_client_id and len(payload) >= 10:

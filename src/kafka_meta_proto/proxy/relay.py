@@ -34,6 +34,7 @@ from .frames import (
     read_request_head,
 )
 from .hooks import ProxiedRequest, settle
+from .leaders import may_name_brokers
 from .settings import Settings
 
 logger = logging.getLogger("kafka_meta_proto.proxy")
@@ -158,10 +159,11 @@ class Relay:
         return Decoded(None, head.api_version)
 
     def _exchange(self, payload: bytes, head: RequestHead, request: Decoded) -> Exchange:
-        logged = self.log is not None and request.body is not None
+        logging = self.log is not None  # the name is for the log only
+        logged = logging and request.body is not None
         return Exchange(
             api_key=head.api_key,
-            api_name=api_name(head.api_key, self.settings.registry),
+            api_name=api_name(head.api_key, self.settings.registry) if logging else None,
             api_version=head.api_version,
             correlation_id=head.correlation_id,
             client_id=head.client_id,
@@ -191,16 +193,19 @@ class Relay:
         exchange = waiting.exchange
         exchange.latency_ms = (time.perf_counter() - waiting.started) * 1000
         exchange.response_size = len(frame)
-        out = await self._response_frame(frame, waiting)
+        out = await self._response_frame(payload, frame, waiting)
         if self.log is not None:
             self.log.exchange(exchange)
         return out
 
-    async def _response_frame(self, frame: bytes, waiting: _Waiting) -> bytes:
+    async def _response_frame(self, payload: bytes, frame: bytes, waiting: _Waiting) -> bytes:
         """The frame to give the client: the broker's, or re-encoded when a hook or an address
         rewrite changed the body. Fills in the exchange's response fields."""
         head, exchange, settings = waiting.head, waiting.exchange, self.settings
-        needed = settings.decodes_everything or head.api_key in ENDPOINT_APIS
+        needed = settings.decodes_everything or (
+            head.api_key in ENDPOINT_APIS
+            and may_name_brokers(head.api_key, head.api_version, payload)
+        )
         if not needed:
             return frame
         response = decode_response(frame, head.api_key, head.api_version, settings.registry)
