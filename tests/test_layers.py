@@ -58,6 +58,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # Holding conversations: the sans-I/O core (net), the asyncio client and server on top of it,
     # and the decoding proxy (it reads the client's routing helpers).
     ("network", (f"{PACKAGE}.net", f"{PACKAGE}.client", f"{PACKAGE}.server", f"{PACKAGE}.proxy")),
+    # Behaviour over the wire: the in-process cluster (testing) and the diskless batch coordinator.
+    ("services", (f"{PACKAGE}.testing", f"{PACKAGE}.diskless")),
     # The generator (codegen/, installed as kafka_meta_proto.codegen) imports runtime constants
     # and the registry type; the simulator writes metadata logs; strategies are hypothesis
     # strategies for a user's tests.
