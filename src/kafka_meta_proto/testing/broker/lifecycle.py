@@ -207,9 +207,17 @@ class BrokerLifecycle:
         self._listeners.append(fn)
 
     async def wait_until(self, predicate: Callable[[MetadataImage], bool], timeout: float = 10.0) -> MetadataImage:
-        """Wait until ``predicate(image)`` holds (asyncio.TimeoutError after ``timeout``)."""
+        """Wait until ``predicate(image)`` holds (asyncio.TimeoutError after ``timeout``); a
+        predicate that looks up what the image does not hold yet (a LookupError) is not yet true."""
+
+        def holds() -> bool:
+            try:
+                return predicate(self.image)
+            except LookupError:
+                return False
+
         async with self._changed:
-            await asyncio.wait_for(self._changed.wait_for(lambda: predicate(self.image)), timeout)
+            await asyncio.wait_for(self._changed.wait_for(holds), timeout)
         return self.image
 
     async def caught_up(self, timeout: float = 10.0) -> MetadataImage:
