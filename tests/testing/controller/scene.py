@@ -16,6 +16,7 @@ from kafka_meta_proto.uuid import Uuid
 
 SESSION_MS = 200  # short, so a silent broker is fenced quickly
 HEARTBEAT_MS = 40
+TIMEOUT_MS = 30000  # the admin requests' TimeoutMs: 0 would time them out at once, as in Kafka
 
 BrokerRegistrationRequest = message_class("BrokerRegistrationRequest")
 BrokerHeartbeatRequest = message_class("BrokerHeartbeatRequest")
@@ -86,4 +87,5 @@ def heartbeat(broker_id: int, epoch: int, offset: int, **fields):
 
 def topic(name: str, partitions: int = -1, replication: int = -1, **fields):
     return CreateTopicsRequest(topics=[CreatableTopic(name=name, num_partitions=partitions,
-                                                      replication_factor=replication, **fields)])  # fmt: skip
+                                                      replication_factor=replication, **fields)],
+                               timeout_ms=TIMEOUT_MS)  # fmt: skip

@@ -9,7 +9,7 @@ from kafka_meta_proto.kraft.rules import CONFIG_BROKER, CONFIG_TOPIC
 from kafka_meta_proto.testing.broker.lifecycle import LifecycleError
 from kafka_meta_proto.uuid import Uuid
 
-from testing.controller.scene import CreatableTopic, CreateTopicsRequest, run, scene, topic
+from testing.controller.scene import TIMEOUT_MS, CreatableTopic, CreateTopicsRequest, run, scene, topic
 
 DeleteTopicsRequest = message_class("DeleteTopicsRequest")
 CreatePartitionsRequest = message_class("CreatePartitionsRequest")
@@ -59,17 +59,24 @@ def test_topic_creation_refusals_are_kafkas(tmp_path):
             assert too_many.error_code == ErrorCode.INVALID_REPLICATION_FACTOR
             assert "only 1 broker(s) are registered" in too_many.error_message
             assert (await b0.forward(topic("none", 0))).topics[0].error_code == ErrorCode.INVALID_PARTITIONS
-            twice = CreateTopicsRequest(topics=[CreatableTopic(name="x", num_partitions=1, replication_factor=1)] * 2)
+            twice = CreateTopicsRequest(topics=[CreatableTopic(name="x", num_partitions=1, replication_factor=1)] * 2,
+                                        timeout_ms=TIMEOUT_MS)  # fmt: skip
             assert [t.error_code for t in (await b0.forward(twice)).topics] == [ErrorCode.INVALID_REQUEST] * 2
             assign = CreateTopicsRequest.CreatableReplicaAssignment
             on_9 = CreatableTopic(name="m", num_partitions=-1, replication_factor=-1,
                                   assignments=[assign(partition_index=0, broker_ids=[9])])  # fmt: skip
-            answer = (await b0.forward(CreateTopicsRequest(topics=[on_9]))).topics[0]
+            answer = (await b0.forward(CreateTopicsRequest(topics=[on_9], timeout_ms=TIMEOUT_MS))).topics[0]
             assert answer.error_code == ErrorCode.INVALID_REPLICA_ASSIGNMENT
             only = CreateTopicsRequest(topics=[CreatableTopic(name="v", num_partitions=1, replication_factor=1)],
-                                       validate_only=True)  # fmt: skip
+                                       validate_only=True, timeout_ms=TIMEOUT_MS)  # fmt: skip
             assert (await b0.forward(only)).topics[0].error_code == 0
-            assert set(b0.image.topics_by_name) == {"a.b"}
+            at_once = (await b0.forward(topic("y", 1, 1))).topics[0]
+            assert at_once.error_code == 0
+            expired = CreateTopicsRequest(topics=[CreatableTopic(name="z", num_partitions=1, replication_factor=1)],
+                                          timeout_ms=0)
+            answer = (await b0.forward(expired)).topics[0]  # TimeoutMs 0: timed out, nothing written
+            assert (answer.error_code, answer.error_message) == (ErrorCode.REQUEST_TIMED_OUT, None)
+            assert set(b0.image.topics_by_name) == {"a.b", "y"}
 
     run(scenario())
 
@@ -87,14 +94,16 @@ def test_topics_are_deleted_by_name_and_by_id_and_partitions_added(tmp_path):
                 topics=[CreatePartitionsRequest.CreatePartitionsTopic(name="one", count=2)], timeout_ms=1000))  # fmt: skip
             assert shrink.results[0].error_code == ErrorCode.INVALID_PARTITIONS
             state = DeleteTopicsRequest.DeleteTopicState
-            by_name = await b0.forward(DeleteTopicsRequest(topics=[state(name="one"), state(name="nope")]))
+            by_name = await b0.forward(DeleteTopicsRequest(topics=[state(name="one"), state(name="nope")],
+                                                           timeout_ms=TIMEOUT_MS))  # fmt: skip
             assert [r.error_code for r in by_name.responses] == [0, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]
             async with await s.connection() as conn:  # before v6: names only
-                old = await conn.send(DeleteTopicsRequest(topic_names=["nope"]), 5)
+                old = await conn.send(DeleteTopicsRequest(topic_names=["nope"], timeout_ms=TIMEOUT_MS), 5)
                 assert [r.error_code for r in old.responses] == [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]
             two = b0.image.topic("two").id
             by_id = await b0.forward(DeleteTopicsRequest(topics=[state(name=None, topic_id=two),
-                                                                state(name=None, topic_id=Uuid.random())]))  # fmt: skip
+                                                                state(name=None, topic_id=Uuid.random())],
+                                                         timeout_ms=TIMEOUT_MS))  # fmt: skip
             assert [r.error_code for r in by_id.responses] == [0, ErrorCode.UNKNOWN_TOPIC_ID]
             assert by_id.responses[0].name == "two"
             assert b0.image.topics == {}
@@ -149,5 +158,32 @@ def test_producer_id_blocks_follow_each_other_and_check_the_epoch(tmp_path):
                 assert e.error == ErrorCode.STALE_BROKER_EPOCH
             else:
                 raise AssertionError("an unregistered broker got producer ids")
+
+    run(scenario())
+
+
+def test_a_leader_shrinks_and_expands_its_isr(tmp_path):
+    async def scenario():
+        async with scene(tmp_path, session_timeout_ms=5000) as s:
+            b0, b1 = await s.unfenced(0, 1)
+            await b0.forward(topic("t", 1, 2))
+            p = b0.image.topic("t").partitions[0]
+            leader = b0 if p.leader == 0 else b1
+            follower = 1 - p.leader
+            shrunk = await leader.alter_isr("t", 0, [p.leader])
+            assert (shrunk.error_code, shrunk.isr, shrunk.partition_epoch) == (0, [p.leader], 1)
+            assert shrunk.leader_epoch == p.leader_epoch  # no new leader epoch for a shrink
+            grown = await leader.alter_isr("t", 0, [p.leader, follower])
+            assert (grown.isr, grown.partition_epoch) == ([p.leader, follower], 2)
+            assert leader.image.topic("t").partitions[0].isr == [p.leader, follower]
+            other = b1 if leader is b0 else b0
+            refused = await other.alter_isr("t", 0, [follower])
+            assert refused.error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER
+            without_leader = await leader.alter_isr("t", 0, [follower])
+            assert without_leader.error_code == ErrorCode.INVALID_REQUEST
+            await s.controller.fence(follower)
+            await leader.caught_up()
+            fenced_back = await leader.alter_isr("t", 0, [p.leader, follower])
+            assert fenced_back.error_code == ErrorCode.INELIGIBLE_REPLICA
 
     run(scenario())

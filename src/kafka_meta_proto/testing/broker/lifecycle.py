@@ -30,6 +30,8 @@ from ...kraft.image import MetadataImage
 from ...log.batch import RecordBatch, decode_batch
 from ...log.names import METADATA_TOPIC
 from ...message import Message
+from ...messages.alter_partition_request import AlterPartitionRequest
+from ...messages.alter_partition_response import AlterPartitionResponse
 from ...messages.allocate_producer_ids_request import AllocateProducerIdsRequest
 from ...messages.allocate_producer_ids_response import AllocateProducerIdsResponse
 from ...messages.broker_heartbeat_request import BrokerHeartbeatRequest
@@ -245,6 +247,31 @@ class BrokerLifecycle:
         if answer.error_code:
             raise LifecycleError(answer.error_code, f"broker {self.node_id} allocating producer ids")
         return int(answer.producer_id_start), int(answer.producer_id_len)
+
+    async def alter_isr(self, topic: str, partition: int, isr: list[int]) -> Any:
+        """As the partition's leader, propose ``isr`` (AlterPartition, with the epochs this
+        broker's image holds); returns the answer's partition once the image holds it."""
+        found = self.image.topic(topic)
+        if found is None or partition not in found.partitions:
+            raise KeyError(f"no partition {topic}-{partition} in broker {self.node_id}'s image")
+        state = found.partitions[partition]
+        members = [AlterPartitionRequest.BrokerState(broker_id=b, broker_epoch=self.image.brokers[b].epoch
+                                                     if b in self.image.brokers else -1) for b in isr]  # fmt: skip
+        data = AlterPartitionRequest.PartitionData(partition_index=partition, leader_epoch=state.leader_epoch,
+                                                   new_isr=list(isr), new_isr_with_epochs=members,
+                                                   partition_epoch=state.partition_epoch)  # fmt: skip
+        request = AlterPartitionRequest(broker_id=self.node_id, broker_epoch=self.broker_epoch, topics=[
+            AlterPartitionRequest.TopicData(topic_name=topic, topic_id=found.id, partitions=[data])])  # fmt: skip
+        assert self._conn is not None  # a started lifecycle
+        if self._conn.version_for(request) < 3:
+            data.new_isr_with_epochs = []
+        else:
+            data.new_isr = []
+        answer = await self._send(request, AlterPartitionResponse)
+        if answer.error_code:
+            raise LifecycleError(answer.error_code, f"broker {self.node_id} altering {topic}-{partition}")
+        await self.caught_up()
+        return answer.topics[0].partitions[0]
 
     # --- heartbeats --------------------------------------------------------------------------
 

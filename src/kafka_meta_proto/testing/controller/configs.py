@@ -77,7 +77,7 @@ def incremental_alter_configs(image: MetadataImage, commit: Commit, request: Any
     results = []
     for resource in request.resources:
         result = IncrementalAlterConfigsResponse.AlterConfigsResourceResponse(
-            resource_type=resource.resource_type, resource_name=resource.resource_name
+            resource_type=resource.resource_type, resource_name=resource.resource_name, error_message=None
         )
         try:
             entries = config_changes(image, resource.resource_type, resource.resource_name, resource.configs)

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from ...error_codes import ErrorCode
 from ...log.names import METADATA_TOPIC
 from ...message import Message
+from ...messages.alter_partition_request import AlterPartitionRequest
+from ...messages.alter_partition_response import AlterPartitionResponse
 from ...messages.allocate_producer_ids_request import AllocateProducerIdsRequest
 from ...messages.allocate_producer_ids_response import AllocateProducerIdsResponse
 from ...messages.broker_heartbeat_request import BrokerHeartbeatRequest
@@ -32,7 +34,7 @@ from ...messages.unregister_broker_request import UnregisterBrokerRequest
 from ...messages.unregister_broker_response import UnregisterBrokerResponse
 from ...server import RequestContext, Server
 from ...uuid import Uuid
-from . import configs, producer_ids
+from . import configs, isr, producer_ids
 from .brokers import ControllerError
 
 if TYPE_CHECKING:
@@ -87,6 +89,14 @@ def install(server: Server, controller: Controller) -> None:
     async def alter_configs(ctx: RequestContext) -> Message:
         return configs.incremental_alter_configs(controller.image, controller.commit, ctx.body)
 
+    async def alter_partition(ctx: RequestContext) -> Message:
+        request: Any = ctx.body
+        try:
+            controller.brokers.check_epoch(request.broker_id, request.broker_epoch)
+        except ControllerError as e:
+            return AlterPartitionResponse(error_code=int(e.error))
+        return isr.alter_partition(controller.image, controller.commit, request, ctx.api_version)
+
     async def fetch(ctx: RequestContext) -> Message:
         return await fetch_metadata(controller, ctx.body, ctx.api_version)
 
@@ -98,6 +108,7 @@ def install(server: Server, controller: Controller) -> None:
     server.handle(DeleteTopicsRequest, delete_topics)
     server.handle(CreatePartitionsRequest, create_partitions)
     server.handle(IncrementalAlterConfigsRequest, alter_configs)
+    server.handle(AlterPartitionRequest, alter_partition)
     server.handle(FetchRequest, fetch)
 
 
@@ -107,26 +118,36 @@ def _is_metadata_topic(topic: Any, version: int) -> bool:
     return bool(topic.topic == METADATA_TOPIC)
 
 
+def _partition_data(controller: Controller, known: bool, partition: Any, version: int) -> Any:
+    """One partition's answer: the batches from the fetch offset on, or why not."""
+    log = controller._log
+    data = FetchResponse.PartitionData(partition_index=partition.partition, records=b"",
+                                       high_watermark=log.end_offset, log_start_offset=0)  # fmt: skip
+    data.current_leader = FetchResponse.LeaderIdAndEpoch(leader_id=controller.node_id, leader_epoch=log.epoch)
+    if not known:
+        data.error_code = int(ErrorCode.UNKNOWN_TOPIC_ID if version >= 13 else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+    elif not 0 <= partition.fetch_offset <= log.end_offset:
+        data.error_code = int(ErrorCode.OFFSET_OUT_OF_RANGE)
+    elif partition.fetch_offset < log.end_offset:
+        data.records = log.read(partition.fetch_offset, min(partition.partition_max_bytes, MAX_FETCH_BYTES))
+    return data
+
+
 async def fetch_metadata(controller: Controller, request: Any, version: int) -> FetchResponse:
     """Kafka's KRaft Fetch answer to an observer (see the module)."""
-    log = controller.log
-    wanted = [(t, p) for t in request.topics for p in t.partitions]
-    known = [(t, p) for t, p in wanted if _is_metadata_topic(t, version) and p.partition == 0]
-    if len(known) == 1 and known[0][1].fetch_offset == log.end_offset:
+    log = controller._log
+
+    def known(topic: Any, partition: Any) -> bool:
+        return _is_metadata_topic(topic, version) and partition.partition == 0
+
+    offsets = [p.fetch_offset for t in request.topics for p in t.partitions if known(t, p)]
+    if offsets and all(offset == log.end_offset for offset in offsets):  # nothing new yet: wait
         await log.wait_beyond(log.end_offset, request.max_wait_ms / 1000)
-    responses = []
-    for topic, partition in wanted:
-        data = FetchResponse.PartitionData(partition_index=partition.partition, records=b"")
-        if (topic, partition) not in known:
-            data.error_code = int(ErrorCode.UNKNOWN_TOPIC_ID if version >= 13 else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-        elif partition.fetch_offset > log.end_offset or partition.fetch_offset < 0:
-            data.error_code = int(ErrorCode.OFFSET_OUT_OF_RANGE)
-        else:
-            limit = min(partition.partition_max_bytes, MAX_FETCH_BYTES)
-            data.records = log.read(partition.fetch_offset, limit) if partition.fetch_offset < log.end_offset else b""
-        data.high_watermark = log.end_offset
-        data.log_start_offset = 0
-        data.current_leader = FetchResponse.LeaderIdAndEpoch(leader_id=controller.node_id, leader_epoch=log.epoch)
-        responses.append(FetchResponse.FetchableTopicResponse(topic=topic.topic if version < 13 else "",
-                                                              topic_id=topic.topic_id, partitions=[data]))  # fmt: skip
+    responses = [
+        FetchResponse.FetchableTopicResponse(
+            topic=topic.topic if version < 13 else "", topic_id=topic.topic_id,
+            partitions=[_partition_data(controller, known(topic, p), p, version) for p in topic.partitions],
+        )
+        for topic in request.topics
+    ]  # fmt: skip
     return FetchResponse(responses=responses)

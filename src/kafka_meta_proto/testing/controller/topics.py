@@ -11,6 +11,9 @@ INVALID_REQUEST, an assignment naming a broker that is not registered and unfenc
 INVALID_REPLICA_ASSIGNMENT. A new topic's records are a TopicRecord with a random topic id, its
 ConfigRecords, then its PartitionRecords. ``validate_only`` writes nothing.
 
+A request whose TimeoutMs is 0 or less has timed out before the controller looks at it, as in
+Kafka: every topic is answered REQUEST_TIMED_OUT and nothing is written (the three requests alike).
+
 DeleteTopics (by name, or by id from v6) writes a RemoveTopicRecord per topic (its partitions and
 configs go with it); an unknown name is UNKNOWN_TOPIC_OR_PARTITION, an unknown id UNKNOWN_TOPIC_ID.
 CreatePartitions adds PartitionRecords up to the new count with the replication factor of
@@ -85,13 +88,16 @@ class TopicControl:
         names = [t.name for t in request.topics]
         results = []
         for topic in request.topics:
-            result = CreateTopicsResponse.CreatableTopicResult(name=topic.name, topic_id=Uuid.ZERO_UUID)
+            result = CreateTopicsResponse.CreatableTopicResult(name=topic.name, topic_id=Uuid.ZERO_UUID,
+                                                               error_message=None)  # fmt: skip
             try:
+                if request.timeout_ms <= 0:
+                    raise ControllerError(ErrorCode.REQUEST_TIMED_OUT, "")
                 if names.count(topic.name) > 1:
                     raise ControllerError(ErrorCode.INVALID_REQUEST, "Duplicate topic name.")
                 self._create(topic, result, bool(getattr(request, "validate_only", False)))
             except ControllerError as e:
-                result.error_code, result.error_message = int(e.error), str(e)
+                result.error_code, result.error_message = int(e.error), str(e) or None
                 result.num_partitions, result.replication_factor = -1, -1
             results.append(result)
         return CreateTopicsResponse(topics=results)
@@ -170,7 +176,11 @@ class TopicControl:
                   else [(name, Uuid.ZERO_UUID) for name in request.topic_names])  # fmt: skip
         results = []
         for name, topic_id in wanted:
-            result = DeleteTopicsResponse.DeletableTopicResult(name=name, topic_id=topic_id)
+            result = DeleteTopicsResponse.DeletableTopicResult(name=name, topic_id=topic_id, error_message=None)
+            if request.timeout_ms <= 0:
+                result.error_code = int(ErrorCode.REQUEST_TIMED_OUT)
+                results.append(result)
+                continue
             found = self._topic_to_delete(name, topic_id, result)
             if found is not None:
                 result.name, result.topic_id = found.name, found.id
@@ -195,13 +205,15 @@ class TopicControl:
     def create_partitions(self, request: Any) -> CreatePartitionsResponse:
         results = []
         for wanted in request.topics:
-            result = CreatePartitionsResponse.CreatePartitionsTopicResult(name=wanted.name)
+            result = CreatePartitionsResponse.CreatePartitionsTopicResult(name=wanted.name, error_message=None)
             try:
+                if request.timeout_ms <= 0:
+                    raise ControllerError(ErrorCode.REQUEST_TIMED_OUT, "")
                 entries = self._more_partitions(wanted)
                 if not request.validate_only:
                     self.commit(entries)
             except ControllerError as e:
-                result.error_code, result.error_message = int(e.error), str(e)
+                result.error_code, result.error_message = int(e.error), str(e) or None
             results.append(result)
         return CreatePartitionsResponse(results=results)
 
