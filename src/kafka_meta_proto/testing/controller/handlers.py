@@ -45,6 +45,12 @@ MAX_FETCH_BYTES = 8 << 20  # a partition's batches per answer when the request a
 
 def install(server: Server, controller: Controller) -> None:
     """Serve the controller's APIs on ``server``."""
+    _install_broker_apis(server, controller)
+    _install_admin_apis(server, controller)
+
+
+def _install_broker_apis(server: Server, controller: Controller) -> None:
+    """What brokers send: registration, heartbeats, producer ids, ISR changes, log fetches."""
 
     async def register(ctx: RequestContext) -> Message:
         try:
@@ -70,6 +76,27 @@ def install(server: Server, controller: Controller) -> None:
             return AllocateProducerIdsResponse(error_code=int(e.error))
         return AllocateProducerIdsResponse(producer_id_start=first, producer_id_len=count)
 
+    async def alter_partition(ctx: RequestContext) -> Message:
+        request: Any = ctx.body
+        try:
+            controller.brokers.check_epoch(request.broker_id, request.broker_epoch)
+        except ControllerError as e:
+            return AlterPartitionResponse(error_code=int(e.error))
+        return isr.alter_partition(controller.image, controller.commit, request, ctx.api_version)
+
+    async def fetch(ctx: RequestContext) -> Message:
+        return await fetch_metadata(controller, ctx.body, ctx.api_version)
+
+    server.handle(BrokerRegistrationRequest, register)
+    server.handle(BrokerHeartbeatRequest, heartbeat)
+    server.handle(AllocateProducerIdsRequest, allocate)
+    server.handle(AlterPartitionRequest, alter_partition)
+    server.handle(FetchRequest, fetch)
+
+
+def _install_admin_apis(server: Server, controller: Controller) -> None:
+    """What brokers forward for clients, and UnregisterBroker."""
+
     async def unregister(ctx: RequestContext) -> Message:
         try:
             controller.brokers.unregister(getattr(ctx.body, "broker_id"))
@@ -89,27 +116,11 @@ def install(server: Server, controller: Controller) -> None:
     async def alter_configs(ctx: RequestContext) -> Message:
         return configs.incremental_alter_configs(controller.image, controller.commit, ctx.body)
 
-    async def alter_partition(ctx: RequestContext) -> Message:
-        request: Any = ctx.body
-        try:
-            controller.brokers.check_epoch(request.broker_id, request.broker_epoch)
-        except ControllerError as e:
-            return AlterPartitionResponse(error_code=int(e.error))
-        return isr.alter_partition(controller.image, controller.commit, request, ctx.api_version)
-
-    async def fetch(ctx: RequestContext) -> Message:
-        return await fetch_metadata(controller, ctx.body, ctx.api_version)
-
-    server.handle(BrokerRegistrationRequest, register)
-    server.handle(BrokerHeartbeatRequest, heartbeat)
-    server.handle(AllocateProducerIdsRequest, allocate)
     server.handle(UnregisterBrokerRequest, unregister)
     server.handle(CreateTopicsRequest, create_topics)
     server.handle(DeleteTopicsRequest, delete_topics)
     server.handle(CreatePartitionsRequest, create_partitions)
     server.handle(IncrementalAlterConfigsRequest, alter_configs)
-    server.handle(AlterPartitionRequest, alter_partition)
-    server.handle(FetchRequest, fetch)
 
 
 def _is_metadata_topic(topic: Any, version: int) -> bool:
