@@ -65,6 +65,11 @@ class SegmentWriter:
         self._size = 0
         self._first_timestamp = timestamp
 
+    def flush(self) -> None:
+        """Hand what was appended to the file system, so readers of the segment see it."""
+        if self._file is not None:
+            self._file.flush()
+
     def close(self) -> None:
         if self._file is not None:
             self._file.close()

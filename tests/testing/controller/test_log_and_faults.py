@@ -1,0 +1,102 @@
+"""What the controller leaves on disk (a ``__cluster_metadata-0`` directory our readers replay to
+the controller's own image, snapshots included) and its fault entry points."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from kafka_meta_proto.kraft.image import MetadataImage
+from kafka_meta_proto.tools import dump
+
+from testing.controller.scene import run, scene, topic
+
+
+def _same_state(a: MetadataImage, b: MetadataImage) -> None:
+    assert a.brokers == b.brokers and a.controllers == b.controllers
+    assert a.topics == b.topics and a.configs == b.configs and a.features == b.features
+    assert a.producer_ids == b.producer_ids and a.offset == b.offset
+
+
+def test_the_log_on_disk_replays_to_the_controllers_image(tmp_path):
+    async def scenario():
+        async with scene(tmp_path) as s:
+            b0, b1 = await s.unfenced(0, 1)
+            await b0.forward(topic("t", 2, 2))
+            await b1.allocate_producer_ids()
+            await b0.caught_up()
+            _same_state(b0.image, s.controller.image)  # the fetched log, replayed
+            return s.controller.image
+
+    image = run(scenario())
+    log_dir = tmp_path / "__cluster_metadata-0"
+    _same_state(MetadataImage.from_log_dir(log_dir), image)
+    assert (tmp_path / "meta.properties").read_text().count("node.id=3000") == 1
+    quorum = json.loads((log_dir / "quorum-state").read_text())
+    assert (quorum["leaderId"], quorum["leaderEpoch"]) == (3000, 1)
+    assert (log_dir / "leader-epoch-checkpoint").read_text() == "0\n1\n1 0\n"
+    kinds = [r["type"] for r in dump.iter_json_records(str(log_dir / "00000000000000000000.log"))]
+    assert kinds[:4] == ["LEADER_CHANGE", "FEATURE_LEVEL_RECORD", "REGISTER_CONTROLLER_RECORD",
+                         "REGISTER_BROKER_RECORD"]  # fmt: skip
+    assert {"TOPIC_RECORD", "PARTITION_RECORD", "PRODUCER_IDS_RECORD",
+            "BROKER_REGISTRATION_CHANGE_RECORD"} <= set(kinds)  # fmt: skip
+
+
+def test_snapshots_hold_the_image_and_are_taken_past_a_size(tmp_path):
+    async def scenario():
+        async with scene(tmp_path, snapshot_bytes=2000) as s:
+            (b0,) = await s.unfenced(0)
+            for n in range(6):
+                await b0.forward(topic(f"t{n}", 3, 1))
+            assert s.controller.snapshots  # taken on their own, past 2000 bytes of records
+            path = s.controller.snapshot()
+            return s.controller.image, path
+
+    image, path = run(scenario())
+    end_offset, epoch = int(path.name[:20]), int(path.name[21:31])
+    assert (end_offset, epoch) == (image.offset + 1, 1)
+    snapshot = MetadataImage.from_snapshot(path)
+    assert snapshot.topics == image.topics and snapshot.brokers == image.brokers
+    assert snapshot.features == image.features
+    _same_state(MetadataImage.from_log_dir(tmp_path / "__cluster_metadata-0"), image)
+
+
+def test_a_fenced_broker_stays_fenced_until_released(tmp_path):
+    async def scenario():
+        async with scene(tmp_path) as s:
+            b0, b1 = await s.unfenced(0, 1)
+            await b0.forward(topic("t", 2, 2))
+            await s.controller.fence(1)
+            image = await b0.wait_until(lambda im: im.brokers[1].fenced)
+            assert all(p.isr == [0] and p.leader == 0 for p in image.topic("t").partitions.values())
+            await asyncio.sleep(0.2)  # heartbeats keep coming, and are answered IsFenced
+            assert b1.fenced and s.controller.image.brokers[1].fenced
+            await s.controller.unfence(1)
+            await b1.wait_until(lambda im: not im.brokers[1].fenced)
+            with pytest.raises(KeyError):
+                await s.controller.fence(7)
+
+    run(scenario())
+
+
+def test_leaders_move_on_demand_and_unregistered_brokers_leave(tmp_path):
+    async def scenario():
+        async with scene(tmp_path) as s:
+            b0, b1 = await s.unfenced(0, 1)
+            await b0.forward(topic("t", 1, 2))
+            first = b0.image.topic("t").partitions[0]
+            other = 1 - first.leader
+            await s.controller.move_leader("t", 0, other)
+            moved = (await b0.caught_up()).topic("t").partitions[0]
+            assert (moved.leader, moved.leader_epoch) == (other, first.leader_epoch + 1)
+            with pytest.raises(ValueError):
+                await s.controller.move_leader("t", 0, 5)
+            await s.controller.unregister(other)
+            image = await b0.caught_up()
+            assert other not in image.brokers
+            assert image.topic("t").partitions[0].leader == first.leader
+            assert image.topic("t").partitions[0].isr == [first.leader]
+
+    run(scenario())
