@@ -65,6 +65,11 @@ class SegmentWriter:
         self._size = 0
         self._first_timestamp = timestamp
 
+    def flush(self) -> None:
+        """Hand what was appended to the operating system, so readers of the file see it."""
+        if self._file is not None:
+            self._file.flush()
+
     def close(self) -> None:
         if self._file is not None:
             self._file.close()
