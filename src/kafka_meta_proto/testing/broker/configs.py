@@ -118,7 +118,7 @@ def describe(broker: Broker, resource: Any, body: Any) -> Any:
             continue
         entry = DescribeConfigsResponse.DescribeConfigsResourceResult(
             name=key, value=value, read_only=source == STATIC_BROKER_CONFIG,
-            is_default=source == DEFAULT_CONFIG, config_source=source, config_type=kind_of,
+            config_source=source, config_type=kind_of,
             documentation=None)  # fmt: skip
         if body.include_synonyms:
             entry.synonyms = [DescribeConfigsResponse.DescribeConfigsSynonym(
