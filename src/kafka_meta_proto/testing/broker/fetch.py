@@ -118,7 +118,7 @@ def read_partition(broker: Broker, key: PartitionKey, wanted: CachedPartition, b
     if topic is None and by_id:
         return _refused(index, ErrorCode.UNKNOWN_TOPIC_ID, None)
     if served.error:
-        return _refused(index, served.error, served.registration)
+        return _refused(index, served.error, served.registration if version >= 12 else None)
     partition = served.partition
     assert partition is not None
     if not partition.log_start_offset <= wanted.fetch_offset <= partition.log_end_offset:
