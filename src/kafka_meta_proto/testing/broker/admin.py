@@ -20,14 +20,12 @@ from typing import TYPE_CHECKING
 
 from ...error_codes import ErrorCode
 from ...message import Message
-from ...messages import (
-    CreatePartitionsRequest,
-    CreateTopicsRequest,
-    DeleteTopicsRequest,
-    IncrementalAlterConfigsRequest,
-    InitProducerIdRequest,
-    InitProducerIdResponse,
-)
+from ...messages.create_partitions_request import CreatePartitionsRequest
+from ...messages.create_topics_request import CreateTopicsRequest
+from ...messages.delete_topics_request import DeleteTopicsRequest
+from ...messages.incremental_alter_configs_request import IncrementalAlterConfigsRequest
+from ...messages.init_producer_id_request import InitProducerIdRequest
+from ...messages.init_producer_id_response import InitProducerIdResponse
 from ...server import RequestContext
 
 if TYPE_CHECKING:

@@ -71,7 +71,8 @@ class CheckedBatch:
 
     @property
     def records_count(self) -> int:
-        return self.header.last_offset_delta + 1
+        last: int = self.header.last_offset_delta  # a namedtuple's fields are untyped
+        return last + 1
 
 
 def check_produced(records: bytes | memoryview | None, version: int) -> CheckedBatch:

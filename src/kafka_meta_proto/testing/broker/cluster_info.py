@@ -22,12 +22,10 @@ from typing import TYPE_CHECKING, Any
 from ...error_codes import ErrorCode
 from ...kraft.image import Topic
 from ...message import Message
-from ...messages import (
-    DescribeClusterRequest,
-    DescribeClusterResponse,
-    MetadataRequest,
-    MetadataResponse,
-)
+from ...messages.describe_cluster_request import DescribeClusterRequest
+from ...messages.describe_cluster_response import DescribeClusterResponse
+from ...messages.metadata_request import MetadataRequest
+from ...messages.metadata_response import MetadataResponse
 from ...server import RequestContext
 from ...uuid import Uuid
 from .leadership import alive_brokers, endpoint

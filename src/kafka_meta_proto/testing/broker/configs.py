@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...error_codes import ErrorCode
 from ...message import Message
-from ...messages import DescribeConfigsRequest, DescribeConfigsResponse
+from ...messages.describe_configs_request import DescribeConfigsRequest
+from ...messages.describe_configs_response import DescribeConfigsResponse
 from ...server import RequestContext
 
 if TYPE_CHECKING:

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...error_codes import ErrorCode
 from ...message import Message
-from ...messages import FetchRequest, FetchResponse
+from ...messages.fetch_request import FetchRequest
+from ...messages.fetch_response import FetchResponse
 from ...server import RequestContext
 from ...uuid import Uuid
 from .fetch_sessions import CachedPartition, FetchSession, PartitionKey, SessionError

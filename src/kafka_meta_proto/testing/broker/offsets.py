@@ -17,14 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from ...error_codes import ErrorCode
 from ...message import Message
-from ...messages import (
-    DeleteRecordsRequest,
-    DeleteRecordsResponse,
-    ListOffsetsRequest,
-    ListOffsetsResponse,
-    OffsetForLeaderEpochRequest,
-    OffsetForLeaderEpochResponse,
-)
+from ...messages.delete_records_request import DeleteRecordsRequest
+from ...messages.delete_records_response import DeleteRecordsResponse
+from ...messages.list_offsets_request import ListOffsetsRequest
+from ...messages.list_offsets_response import ListOffsetsResponse
+from ...messages.offset_for_leader_epoch_request import OffsetForLeaderEpochRequest
+from ...messages.offset_for_leader_epoch_response import OffsetForLeaderEpochResponse
 from ...server import RequestContext
 from .leadership import serve
 

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 from ...error_codes import ErrorCode
 from ...log.header import TimestampType
 from ...message import Message
-from ...messages import ProduceRequest, ProduceResponse
+from ...messages.produce_request import ProduceRequest
+from ...messages.produce_response import ProduceResponse
 from ...server import RequestContext
 from .batch_checks import BatchRefused, check_produced
 from .leadership import new_leader_nodes, node_endpoints, serve

@@ -64,7 +64,8 @@ class ProducerEntry:
 
 def last_sequence(header: BatchHeader) -> int:
     """The sequence of the batch's last record, wrapping past 2^31-1 as Kafka's does."""
-    base, delta = header.base_sequence, header.last_offset_delta
+    base: int = header.base_sequence  # a namedtuple's fields are untyped
+    delta: int = header.last_offset_delta
     if base > MAX_SEQUENCE - delta:
         return delta - (MAX_SEQUENCE - base) - 1
     return base + delta

@@ -25,14 +25,12 @@ from collections.abc import Awaitable, Callable
 
 from ...kraft.image import MetadataImage
 from ...message import Message
-from ...messages import (
-    ConfigRecord,
-    PartitionChangeRecord,
-    PartitionRecord,
-    RegisterBrokerRecord,
-    RemoveTopicRecord,
-    TopicRecord,
-)
+from ...messages.config_record import ConfigRecord
+from ...messages.partition_change_record import PartitionChangeRecord
+from ...messages.partition_record import PartitionRecord
+from ...messages.register_broker_record import RegisterBrokerRecord
+from ...messages.remove_topic_record import RemoveTopicRecord
+from ...messages.topic_record import TopicRecord
 from ...uuid import Uuid
 
 PRODUCER_ID_BLOCK = 1000  # Kafka's ProducerIdsBlock size
