@@ -1,0 +1,140 @@
+"""A produced partition's records checked and stamped as Kafka's leader does
+(``ProduceRequest.validateRecords``, ``LogValidator``), before anything is written.
+
+Checks, with the error Kafka answers:
+
+- the records hold exactly one whole batch, of magic 2 (INVALID_RECORD: Produce v3 and later
+  allow nothing else); a length field below a batch header's is CORRUPT_MESSAGE;
+- its CRC-32C matches (CORRUPT_MESSAGE);
+- it is not a control batch (clients may not write them), it holds at least one record and its
+  record count equals its offset range, an idempotent batch has a sequence (INVALID_RECORD);
+- its records decode (decompressing as sent) to that many records (CORRUPT_MESSAGE) whose offset
+  deltas run 0, 1, 2... (INVALID_RECORD with the record's index in ``record_errors``, as
+  LogValidator reports an invalid offset).
+
+Stamping: the base offset and partition leader epoch are written into the header (the CRC does
+not cover them, so the rest of the batch stays as the producer sent it, compressed payload
+included). A topic with ``message.timestamp.type=LogAppendTime`` gets the timestamp-type bit and
+the broker's time as max timestamp, and a new CRC, as Kafka's in-place ``setMaxTimestamp`` does.
+
+Choices: record timestamps are not held to ``message.timestamp.*.max.ms`` and a topic's
+``compression.type`` other than ``producer`` is not applied (batches are kept as sent).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from ...error_codes import ErrorCode
+from ...log.batch import check_crc, iter_batch_records, read_frame
+from ...log.errors import CorruptBatchError, LogFormatError, TruncatedBatchError
+from ...log.header import (
+    ATTR_CONTROL,
+    ATTR_TIMESTAMP_TYPE,
+    CRC_OFFSET,
+    FIELD_OFFSETS,
+    NO_PRODUCER_ID,
+    BatchHeader,
+    computed_crc,
+    read_header,
+)
+
+_BASE_OFFSET = struct.Struct(">q")
+_EPOCH = struct.Struct(">i")
+_ATTRIBUTES = struct.Struct(">h")
+_TIMESTAMP = struct.Struct(">q")
+_CRC = struct.Struct(">I")
+_EPOCH_AT = FIELD_OFFSETS[2]
+_ATTRIBUTES_AT = FIELD_OFFSETS[5]
+_MAX_TIMESTAMP_AT = FIELD_OFFSETS[8]
+
+
+class BatchRefused(Exception):
+    """A produced batch Kafka refuses: the partition's error code, message and record errors."""
+
+    def __init__(
+        self, code: ErrorCode, message: str, record_errors: list[tuple[int, str]] | None = None
+    ):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.record_errors = record_errors or []
+
+
+@dataclass(frozen=True)
+class CheckedBatch:
+    """A produced batch that passed the checks: its bytes (still unstamped) and header."""
+
+    data: bytearray
+    header: BatchHeader
+
+    @property
+    def records_count(self) -> int:
+        last: int = self.header.last_offset_delta  # a namedtuple's fields are untyped
+        return last + 1
+
+
+def check_produced(records: bytes | memoryview | None, version: int) -> CheckedBatch:
+    """The one batch of a produced partition, checked; BatchRefused otherwise."""
+    data = bytes(records or b"")
+    try:
+        header = read_frame(data, 0, len(data))
+    except TruncatedBatchError:
+        raise BatchRefused(ErrorCode.INVALID_RECORD, f"Produce requests with version {version} "
+                           "must have at least one record batch per partition") from None  # fmt: skip
+    except LogFormatError as exc:
+        code = ErrorCode.INVALID_RECORD if "magic" in exc.reason else ErrorCode.CORRUPT_MESSAGE
+        raise BatchRefused(code, exc.reason) from None
+    if header.size != len(data):
+        raise BatchRefused(ErrorCode.INVALID_RECORD, f"Produce requests with version {version} are"
+                           " only allowed to contain exactly one record batch per partition")  # fmt: skip
+    try:
+        check_crc(header, data)
+    except CorruptBatchError as exc:
+        raise BatchRefused(ErrorCode.CORRUPT_MESSAGE, f"Record batch is corrupt ({exc.reason})")
+    _check_header(header)
+    _check_records(header, data)
+    return CheckedBatch(bytearray(data), header)
+
+
+def _check_header(header: BatchHeader) -> None:
+    if header.attributes & ATTR_CONTROL:
+        raise BatchRefused(ErrorCode.INVALID_RECORD, "Clients are not allowed to write control records")
+    if header.records_count <= 0 or header.records_count != header.last_offset_delta + 1:
+        raise BatchRefused(ErrorCode.INVALID_RECORD,
+                           f"Inconsistent batch offset range [0, {header.last_offset_delta}] and "
+                           f"count of records {header.records_count}")  # fmt: skip
+    if header.producer_id != NO_PRODUCER_ID and header.base_sequence < 0:
+        raise BatchRefused(ErrorCode.INVALID_RECORD,
+                           f"Invalid sequence number {header.base_sequence} in record batch with "
+                           f"producerId {header.producer_id}")  # fmt: skip
+
+
+def _check_records(header: BatchHeader, data: bytes) -> None:
+    try:
+        for index, record in enumerate(iter_batch_records(header, data)):
+            if record.offset_delta != index:
+                raise BatchRefused(ErrorCode.INVALID_RECORD, "One or more records have been rejected",
+                                   [(index, f"Invalid offset delta {record.offset_delta}")])  # fmt: skip
+    except LogFormatError as exc:
+        raise BatchRefused(ErrorCode.CORRUPT_MESSAGE, f"Record batch is corrupt ({exc.reason})")
+
+
+def stamp(batch: CheckedBatch, base_offset: int, leader_epoch: int, append_time: int | None) -> bytes:
+    """The batch as the leader writes it: offsets from ``base_offset``, ``leader_epoch``, and with
+    ``append_time`` the LogAppendTime bit and max timestamp (and so a new CRC)."""
+    data = batch.data
+    _BASE_OFFSET.pack_into(data, 0, base_offset)
+    _EPOCH.pack_into(data, _EPOCH_AT, leader_epoch)
+    if append_time is not None:
+        attributes = batch.header.attributes | ATTR_TIMESTAMP_TYPE
+        _ATTRIBUTES.pack_into(data, _ATTRIBUTES_AT, attributes)
+        _TIMESTAMP.pack_into(data, _MAX_TIMESTAMP_AT, append_time)
+        _CRC.pack_into(data, CRC_OFFSET, computed_crc(bytes(data), 0, len(data)))
+    return bytes(data)
+
+
+def header_of(data: bytes) -> BatchHeader:
+    """The header of a stamped batch."""
+    return read_header(data, 0)

@@ -1,0 +1,83 @@
+"""A produced partition's records checked as Kafka's leader checks them, and stamped."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from kafka_meta_proto.error_codes import ErrorCode
+from kafka_meta_proto.log import Record, RecordBatch, decode_batch
+from kafka_meta_proto.log.header import TimestampType, computed_crc
+from kafka_meta_proto.testing.broker.batch_checks import BatchRefused, check_produced, stamp
+
+from .helpers import batch
+
+
+def refusal(records: bytes | None) -> BatchRefused:
+    with pytest.raises(BatchRefused) as caught:
+        check_produced(records, 9)
+    return caught.value
+
+
+def with_int(data: bytes, offset: int, fmt: str, value: int) -> bytes:
+    out = bytearray(data)
+    struct.pack_into(fmt, out, offset, value)
+    return bytes(out)
+
+
+def test_a_sound_batch_passes_and_is_stamped_with_offset_and_epoch_outside_the_crc():
+    data = batch([b"a", b"b", b"c"])
+    checked = check_produced(data, 9)
+    assert checked.records_count == 3
+    stamped = stamp(checked, 42, 5, None)
+    decoded, _ = decode_batch(stamped)  # the CRC still holds
+    assert (decoded.base_offset, decoded.partition_leader_epoch) == (42, 5)
+    assert stamped[21:] == data[21:]  # CRC-covered bytes untouched
+
+
+def test_log_append_time_sets_the_type_and_max_timestamp_with_a_new_crc():
+    data = batch([b"a", b"b"], compression=1, timestamp=1000)
+    stamped = stamp(check_produced(data, 9), 0, 0, 123456)
+    decoded, _ = decode_batch(stamped)
+    assert decoded.timestamp_type == TimestampType.LOG_APPEND_TIME
+    assert decoded.max_timestamp == 123456
+    assert [decoded.timestamp_of(r) for r in decoded.records] == [123456, 123456]
+
+
+@pytest.mark.parametrize("records, code, words", [
+    (b"", ErrorCode.INVALID_RECORD, "at least one record batch"),
+    (None, ErrorCode.INVALID_RECORD, "at least one record batch"),
+    (batch([b"a"]) + batch([b"b"]), ErrorCode.INVALID_RECORD, "exactly one record batch"),
+    (batch([b"a"])[:-3], ErrorCode.INVALID_RECORD, "at least one record batch"),
+    (with_int(batch([b"a"]), 16, ">b", 1), ErrorCode.INVALID_RECORD, "magic"),
+    (with_int(batch([b"a"]), 8, ">i", 20), ErrorCode.CORRUPT_MESSAGE, "below the minimum"),
+    (batch([b"a"])[:-1] + b"\x01", ErrorCode.CORRUPT_MESSAGE, "corrupt"),
+])  # fmt: skip
+def test_framing_and_crc_faults(records, code, words):
+    refused = refusal(records)
+    assert refused.code == code and words in refused.message
+
+
+def _seal(data: bytes) -> bytes:
+    """``data`` with its CRC computed afresh (to reach the checks after the CRC's)."""
+    return with_int(data, 17, ">I", computed_crc(data, 0, len(data)))
+
+
+def test_control_batches_counts_and_sequences():
+    control = _seal(with_int(batch([b"a"]), 21, ">h", 0x20))
+    assert "control records" in refusal(control).message
+    miscounted = _seal(with_int(batch([b"a", b"b"]), 57, ">i", 3))
+    assert refusal(miscounted).code == ErrorCode.INVALID_RECORD
+    no_sequence = batch([b"a"], producer=(5, 0, -1))
+    assert "Invalid sequence number" in refusal(no_sequence).message
+
+
+def test_records_that_do_not_decode_are_corrupt_and_bad_offset_deltas_invalid():
+    data = batch([b"abc"])
+    broken = _seal(data[:61] + b"\x7f" + data[62:])  # a record length running past the batch
+    assert refusal(broken).code == ErrorCode.CORRUPT_MESSAGE
+    skipping = RecordBatch.create([Record(offset_delta=0, value=b"a"), Record(offset_delta=2, value=b"b")])
+    skipping.last_offset_delta = 1
+    refused = refusal(skipping.encode())
+    assert refused.code == ErrorCode.INVALID_RECORD and refused.record_errors[0][0] == 1
