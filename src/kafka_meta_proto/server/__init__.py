@@ -19,14 +19,16 @@ from __future__ import annotations
 
 from .answers import UNKNOWN_SERVER_ERROR, UNSUPPORTED_VERSION
 from .context import RequestContext
-from .handlers import Handler, Handlers
+from .handlers import CloseConnection, Handler, Handlers, Interceptor
 from .server import Server
 
 __all__ = [
     "UNKNOWN_SERVER_ERROR",
     "UNSUPPORTED_VERSION",
+    "CloseConnection",
     "Handler",
     "Handlers",
+    "Interceptor",
     "RequestContext",
     "Server",
 ]

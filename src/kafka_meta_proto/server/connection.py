@@ -23,7 +23,7 @@ from ..net.errors import ProtocolError
 from ..protocol import API_VERSIONS_KEY
 from .answers import api_versions_response, server_error_response
 from .context import RequestContext
-from .handlers import Handlers
+from .handlers import CloseConnection, Handlers
 
 logger = logging.getLogger("kafka_meta_proto.server")
 _READ_SIZE = 1 << 16
@@ -156,6 +156,9 @@ class ServedConnection:
             return body
         except asyncio.CancelledError:
             raise
+        except CloseConnection as e:
+            self.close(f"{name} (correlation id {event.correlation_id}): {e or 'dropped'}")
+            return None
         except Exception:
             logger.exception(
                 "the handler of %s v%d failed (correlation id %d, peer %s)",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from .. import registries
@@ -20,6 +21,14 @@ from .context import RequestContext
 Handler = Callable[[RequestContext], Awaitable["Message | None"]]
 # (api key, connection state) -> why the request may not be served now, or None
 Guard = Callable[[int, dict[str, Any]], "str | None"]
+# Runs around every served request: it may answer itself, delay, change the request or the answer,
+# or raise CloseConnection; it calls the handler it is given to go on.
+Interceptor = Callable[[RequestContext, Handler], Awaitable["Message | None"]]
+
+
+class CloseConnection(Exception):
+    """Raised by a handler or an interceptor: close the connection without answering (as a
+    broker that drops a client does); the reason is logged."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +45,7 @@ class Handlers:
         self._by_key: dict[int, Registered] = {}
         # Checked before every request, ApiVersions included; a reason closes the connection.
         self.guard: Guard | None = None
+        self.interceptors: list[Interceptor] = []
 
     def add(
         self, api: int | type[Message], handler: Handler, versions: tuple[int, int] | None = None
@@ -66,7 +76,12 @@ class Handlers:
         if registered is None:
             return None
         low, high = registered.versions
-        return registered.handler if low <= api_version <= high else None
+        if not low <= api_version <= high:
+            return None
+        handler = registered.handler
+        for interceptor in reversed(self.interceptors):  # the first added runs outermost
+            handler = partial(_intercepted, interceptor, handler)
+        return handler
 
     def ranges(self) -> dict[int, tuple[int, int]]:
         """api key -> (min, max) served, ApiVersions included, by api key."""
@@ -75,3 +90,7 @@ class Handlers:
             defined = self.registry.request_class(API_VERSIONS_KEY).versions()
             ranges[API_VERSIONS_KEY] = (defined[0], defined[-1])
         return dict(sorted(ranges.items()))
+
+
+def _intercepted(interceptor: Interceptor, handler: Handler, context: RequestContext) -> Awaitable[Message | None]:
+    return interceptor(context, handler)

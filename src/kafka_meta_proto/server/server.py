@@ -27,7 +27,7 @@ from ..protocol import MAX_FRAME_SIZE
 from ..registries import RegistryLike
 from .connection import ServedConnection
 from ..net.sasl_server import SaslServerMechanism
-from .handlers import Handler, Handlers
+from .handlers import Handler, Handlers, Interceptor
 from .sasl import SaslGate
 
 DEFAULT_MAX_IN_FLIGHT = 100  # requests per connection before reading pauses
@@ -76,6 +76,14 @@ class Server:
             return fn
 
         return register
+
+    def intercept(self, interceptor: Interceptor) -> Interceptor:
+        """Run ``interceptor(context, handler)`` around every request a handler serves (not
+        ApiVersions, which the framework answers): it answers by calling ``handler(context)``, or
+        answers itself, waits, or raises ``CloseConnection``. The first added runs outermost.
+        Usable as a decorator."""
+        self.handlers.interceptors.append(interceptor)
+        return interceptor
 
     def enable_sasl(self, *mechanisms: SaslServerMechanism) -> None:
         """Require SASL (``net.sasl_server.PlainServer``, ``ScramServer``) before any request
