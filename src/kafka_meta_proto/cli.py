@@ -27,6 +27,7 @@ COMMANDS = {
     "demo": "demo",
     "random-uuid": "random_uuid",
     "dump-log": "dump_log",
+    "fake-cluster": "fake_cluster",
     "format": "format",
     "proxy": "proxy",
     "proxy-report": "proxy_report",

@@ -160,8 +160,8 @@ class FakeCluster:
         self.groups.register(broker.server, partial(self._coordinates, node),
                              metadata_image=lambda: lifecycle.image)  # fmt: skip
         broker.server.handle(FindCoordinatorRequest, self.groups.find_coordinator_handler(self._live))
-        port = old.address[1] if old is not None else self.ports[node]
-        await broker.start(self.host, port)
+        await broker.start(self.host, self.ports[node])
+        self.ports[node] = broker.address[1]  # a restart listens where clients knew it
         lifecycle.listeners = [(LISTENER, self.host, broker.address[1])]
         self.brokers[node] = broker
         self._lifecycles[node] = lifecycle

@@ -1,0 +1,58 @@
+"""Run a Kafka cluster in this process for clients to test against: a KRaft controller and
+--brokers brokers on loopback ports (``kafka_meta_proto.testing``).
+
+Standard output: the first line is the bootstrap servers, ``host:port,host:port,...``, printed once
+every broker accepts connections. The cluster serves until interrupted (Ctrl-C or SIGTERM: a clean
+stop, exit status 0). --data DIR keeps the logs (the controller's ``__cluster_metadata`` and each
+broker's partitions, in Kafka's on-disk format) under DIR; without it they go to a temporary
+directory removed at the stop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+
+from ..testing.cluster import FakeCluster
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--brokers", type=int, default=3, metavar="N", help="brokers (default 3)")
+    parser.add_argument("--data", metavar="DIR", help="keep the logs under DIR")
+    parser.add_argument("--host", default="127.0.0.1", help="where to listen (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=0, metavar="P",
+                        help="the first broker's port, the next ones follow (default: chosen)")
+    parser.add_argument("--session-timeout-ms", type=int, default=None, metavar="MS",
+                        help="fence a broker whose heartbeats stop for this long (default 3000)")  # fmt: skip
+
+
+async def serve(args: argparse.Namespace) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    options = {}
+    if args.port:
+        options["ports"] = [args.port + i for i in range(args.brokers)]
+    if args.session_timeout_ms is not None:
+        options["session_timeout_ms"] = args.session_timeout_ms
+    async with FakeCluster(brokers=args.brokers, data_dir=args.data, host=args.host,
+                           **options) as cluster:  # fmt: skip
+        print(cluster.bootstrap, flush=True)
+        await stop.wait()
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.brokers < 1:
+        print("kafka-meta-proto fake-cluster: --brokers must be at least 1", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s", stream=sys.stderr)
+    try:
+        asyncio.run(serve(args))
+    except OSError as e:  # a port taken, or a host not ours
+        print(f"kafka-meta-proto fake-cluster: {e}", file=sys.stderr)
+        return 1
+    return 0
