@@ -6,6 +6,7 @@ topics and leadership, every change a record in a real ``__cluster_metadata`` lo
 - ``brokers``: registration, heartbeats, sessions and fencing;
 - ``partitions``: replica placement, leaders and ISRs when brokers come and go;
 - ``topics``, ``configs``, ``producer_ids``: the admin requests and producer-id blocks;
+- ``isr``: AlterPartition, a leader's ISR proposals;
 - ``handlers``: the requests on the server framework, Fetch of the metadata log included;
 - ``snapshot``: the image as snapshot records.
 """

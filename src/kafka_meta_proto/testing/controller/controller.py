@@ -8,14 +8,24 @@ faults. ``image`` is the ``kraft.MetadataImage`` replayed from every record comm
 follow the same records by fetching the log (``handlers``), and a snapshot of the image is
 written whenever ``snapshot_bytes`` of records followed the last one, or on ``snapshot()``.
 
-Compared with Kafka's controller on the same request sequence (tests/cluster/test_fake_controller.py
-sends it to both), the answers' error codes and the epochs' meaning agree (a broker epoch is the
-offset of its RegisterBrokerRecord; producer-id blocks of 1000 from 0). What differs, and why:
+Compared with Kafka 4.4's controller on the same request sequence (tests/cluster/
+test_fake_controller.py sends it to both: a registration, one with another cluster id, heartbeats
+behind and caught up, a duplicate registration, a stale heartbeat, two producer-id blocks and a
+stale request for one, a topic on the broker, an existing and a too-wide one, a controlled
+shutdown, a delete with TimeoutMs 0 and one with time, UnregisterBroker twice), every error code
+and heartbeat answer agrees, a broker epoch is the offset of its RegisterBrokerRecord on both
+sides, the blocks are 1000 ids apart, and the records about the broker and the topic come in the
+same order with the same types, fencing and shutdown flags, replicas and leaders. What differs,
+and why:
 
 - metadata.version: Kafka 4.x bootstraps its newest level, with eligible leader replicas and the
   record versions that go with them; this controller bootstraps 3.9-IV0 (the level our simulator
   and audits model), so its PartitionRecords are v1 without ELR fields and a leaving broker that
-  was the last ISR member stays in the ISR (Kafka 4.x with ELR empties the ISR and fills the ELR).
+  was the last ISR member stays in the ISR (Kafka 4.4 writes ISR [], ELR and last known ELR [it]).
+  Kafka 4 also finalizes more features (kraft, group, transaction, share, streams, ELR versions)
+  and refuses a registration that does not name them; here only metadata.version is finalized.
+- producer-id blocks start at 0 here; on a cluster whose brokers already took blocks, Kafka's
+  start further on (the judge compares the step between two blocks).
 - no NoOpRecord every metadata.max.idle.interval.ms: Kafka writes one each 500 ms to advance
   the high watermark; here a log with nothing to say stays as it is (brokers' offsets need no
   nudging with one voter), so offsets after the bootstrap differ;
