@@ -54,7 +54,7 @@ class BatchRefused(Exception):
     """A produced batch Kafka refuses: the partition's error code, message and record errors."""
 
     def __init__(
-        self, code: ErrorCode, message: str, record_errors: list[tuple[int, str]] | None = None
+        self, code: int, message: str, record_errors: list[tuple[int, str]] | None = None
     ):
         super().__init__(message)
         self.code = code
