@@ -67,7 +67,7 @@ class FetchSession:
 
 class SessionError(Exception):
     def __init__(self, code: int):
-        super().__init__(ErrorCode(code).name)
+        super().__init__(ErrorCode.for_code(code).name)
         self.code = code
 
 
