@@ -53,6 +53,7 @@ def test_log_append_time_sets_the_type_and_max_timestamp_with_a_new_crc():
     (with_int(batch([b"a"]), 16, ">b", 1), ErrorCode.INVALID_RECORD, "magic"),
     (with_int(batch([b"a"]), 8, ">i", 20), ErrorCode.CORRUPT_MESSAGE, "below the minimum"),
     (batch([b"a"])[:-1] + b"\x01", ErrorCode.CORRUPT_MESSAGE, "corrupt"),
+    (with_int(batch([b"a"]), 0, ">q", 5), ErrorCode.INVALID_RECORD, "should be 0"),
 ])  # fmt: skip
 def test_framing_and_crc_faults(records, code, words):
     refused = refusal(records)
@@ -81,3 +82,11 @@ def test_records_that_do_not_decode_are_corrupt_and_bad_offset_deltas_invalid():
     skipping.last_offset_delta = 1
     refused = refusal(skipping.encode())
     assert refused.code == ErrorCode.INVALID_RECORD and refused.record_errors[0][0] == 1
+
+
+def test_a_batch_over_max_message_bytes_is_too_large():
+    data = batch([b"x" * 1000])
+    assert check_produced(data, 9, len(data)).records_count == 1
+    with pytest.raises(BatchRefused) as caught:
+        check_produced(data, 9, len(data) - 1)
+    assert caught.value.code == ErrorCode.MESSAGE_TOO_LARGE

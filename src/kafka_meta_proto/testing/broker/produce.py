@@ -80,7 +80,7 @@ def produce_partition(broker: Broker, topic: Any, data: Any, acks: int,
     assert served.partition is not None and served.registration is not None
     config = broker.topic_config(topic.name)
     try:
-        batch = check_produced(data.records, version)
+        batch = check_produced(data.records, version, int(config.get("max.message.bytes", "1048588")))
         if acks == -1 and len(served.registration.isr) < int(config.get("min.insync.replicas", "1")):
             return _refused(data.index, ErrorCode.NOT_ENOUGH_REPLICAS), None
         timestamp_type = (TimestampType.LOG_APPEND_TIME

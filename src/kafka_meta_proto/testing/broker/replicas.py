@@ -19,7 +19,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from ...kraft.image import MetadataImage, PartitionRegistration, Topic
+from ...kraft.image import TOPIC_RESOURCE, MetadataImage, PartitionRegistration, Topic
 from .partition import Partition
 
 Key = tuple[str, int]  # (topic name, partition index)
@@ -53,7 +53,8 @@ class Replicas:
         for key, topic in wanted.items():
             if key not in self.partitions:
                 directory = self.data_dir / f"{key[0]}-{key[1]}"
-                self.partitions[key] = Partition(key[0], key[1], str(topic.id), directory)
+                config = image.configs.get((TOPIC_RESOURCE, key[0]), {})
+                self.partitions[key] = Partition(key[0], key[1], str(topic.id), directory, config)
 
     def _drop(self, key: Key) -> None:
         partition = self.partitions.pop(key)
