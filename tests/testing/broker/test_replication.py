@@ -110,3 +110,22 @@ def test_a_diverged_follower_is_truncated_to_the_leaders_log(tmp_path):
             assert epochs.splitlines()[2:] == ["0 0", "1 1", "2 2"]  # its "lost" epoch-0 batch is gone
 
     run(main())
+
+
+def test_a_follower_left_below_the_leaders_log_start_starts_again_there(tmp_path):
+    async def main():
+        async with AsyncExitStack() as stack:
+            metadata, (first, second) = await two_brokers(stack, tmp_path)
+            setup = await connected(stack, first, metadata)
+            await produce(setup, "events", 0, batch([b"old"]))
+            await second.stop()
+            for value in (b"a", b"b", b"c"):
+                await produce(setup, "events", 0, batch([value]))
+            first.replicas.get("events", 0).delete_records(3)
+            await restart(second, metadata)
+            await produce(setup, "events", 0, batch([b"d"]))
+            follower = second.replicas.get("events", 0)
+            assert (follower.log_start_offset, follower.log_end_offset) == (3, 5)
+            assert values_of(follower.read(3, 1 << 20, True)) == [b"c", b"d"]
+
+    run(main())

@@ -118,6 +118,10 @@ class Partition:
         self._note_epoch(header.partition_leader_epoch, header.base_offset)
         self.producers.record(header, header.base_offset, header.max_timestamp)
 
+    def become_leader(self, epoch: int) -> None:
+        """Start ``epoch`` at the log end offset, as Kafka's new leader does before any append."""
+        self._note_epoch(epoch, self.log_end_offset)
+
     def _note_epoch(self, epoch: int, start: int) -> None:
         if epoch >= 0 and epoch > self.latest_epoch:
             self.epochs.append((epoch, start))
@@ -126,8 +130,6 @@ class Partition:
     def truncate_to(self, offset: int) -> None:
         """Drop the records at ``offset`` and later (a follower catching up with a new leader)."""
         self.files.truncate_to(offset)
-        self.epochs = [(epoch, start) for epoch, start in self.epochs if start < offset]
-        write_leader_epoch_checkpoint(self.directory, self.epochs)
         self._rebuild_from_log()
         self.high_watermark = min(self.high_watermark, self.log_end_offset)
 
@@ -144,8 +146,10 @@ class Partition:
         self.epochs = []
         for stored in self.files.batches:
             header = read_header(self.files.batch_bytes(stored)[:61])
-            self._note_epoch(header.partition_leader_epoch, header.base_offset)
+            if header.partition_leader_epoch > self.latest_epoch:
+                self.epochs.append((header.partition_leader_epoch, header.base_offset))
             self.producers.record(header, header.base_offset, header.max_timestamp)
+        write_leader_epoch_checkpoint(self.directory, self.epochs)
 
     # --- reading ---------------------------------------------------------------------------
 
