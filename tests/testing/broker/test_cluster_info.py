@@ -3,13 +3,21 @@ the controller, each answered from the metadata image."""
 
 from __future__ import annotations
 
+import pytest
+
 from kafka_meta_proto.error_codes import ErrorCode
 from kafka_meta_proto.messages import (
+    CreatePartitionsRequest,
+    CreatePartitionsResponse,
     CreateTopicsRequest,
     CreateTopicsResponse,
+    DeleteTopicsRequest,
+    DeleteTopicsResponse,
     DescribeClusterRequest,
     DescribeConfigsRequest,
     FenceBrokerRecord,
+    IncrementalAlterConfigsRequest,
+    IncrementalAlterConfigsResponse,
     InitProducerIdRequest,
     MetadataRequest,
     UnregisterBrokerRecord,
@@ -139,5 +147,26 @@ def test_admin_requests_are_forwarded_and_their_result_is_seen(tmp_path):
             answer = await setup.conn.send(metadata_request("made"))
             assert len(answer.topics[0].partitions) == 3
             assert sorted(setup.broker.replicas.partitions) == [("events", 0)] + [("made", i) for i in range(3)]
+
+    run(main())
+
+
+@pytest.mark.parametrize("request_class, response_class", [
+    (DeleteTopicsRequest, DeleteTopicsResponse),
+    (CreatePartitionsRequest, CreatePartitionsResponse),
+    (IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse),
+])  # fmt: skip
+def test_the_other_admin_requests_go_to_the_controller_as_sent(tmp_path, request_class, response_class):
+    async def main():
+        async with one_broker(tmp_path) as setup:
+            answer = response_class(throttle_time_ms=7)
+
+            async def controller(request):
+                return answer
+
+            setup.metadata.forwarder = controller
+            sent = request_class(timeout_ms=1000) if hasattr(request_class(), "timeout_ms") else request_class()
+            assert (await setup.conn.send(sent)).throttle_time_ms == 7
+            assert setup.metadata.forwarded == [sent]
 
     run(main())
