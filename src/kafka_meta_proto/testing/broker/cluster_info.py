@@ -16,7 +16,6 @@ for controllers (endpoint type 2) a broker answers UNSUPPORTED_ENDPOINT_TYPE, as
 from __future__ import annotations
 
 import random
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ...error_codes import ErrorCode
@@ -27,6 +26,7 @@ from ...messages.describe_cluster_response import DescribeClusterResponse
 from ...messages.metadata_request import MetadataRequest
 from ...messages.metadata_response import MetadataResponse
 from ...server import RequestContext
+from . import versioned
 from ...uuid import Uuid
 from .leadership import alive_brokers, endpoint
 
@@ -41,8 +41,8 @@ BROKERS_ENDPOINT = 1
 
 
 def register(broker: Broker) -> None:
-    broker.server.handle(MetadataRequest, partial(handle_metadata, broker))
-    broker.server.handle(DescribeClusterRequest, partial(handle_describe_cluster, broker))
+    versioned.serve(broker, MetadataRequest, handle_metadata)
+    versioned.serve(broker, DescribeClusterRequest, handle_describe_cluster)
 
 
 def live_endpoints(broker: Broker) -> list[tuple[int, str, int, str | None]]:

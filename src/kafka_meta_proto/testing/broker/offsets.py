@@ -13,7 +13,6 @@ new log start offset.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ...error_codes import ErrorCode
@@ -25,6 +24,7 @@ from ...messages.list_offsets_response import ListOffsetsResponse
 from ...messages.offset_for_leader_epoch_request import OffsetForLeaderEpochRequest
 from ...messages.offset_for_leader_epoch_response import OffsetForLeaderEpochResponse
 from ...server import RequestContext
+from . import versioned
 from .leadership import serve
 
 if TYPE_CHECKING:
@@ -35,11 +35,9 @@ HIGH_WATERMARK = -1
 
 
 def register(broker: Broker) -> None:
-    server = broker.server
-    server.handle(ListOffsetsRequest, partial(handle_list_offsets, broker), versions=(1, 11))
-    server.handle(OffsetForLeaderEpochRequest, partial(handle_offset_for_leader_epoch, broker),
-                  versions=(2, 4))  # fmt: skip
-    server.handle(DeleteRecordsRequest, partial(handle_delete_records, broker))
+    versioned.serve(broker, ListOffsetsRequest, handle_list_offsets, (1, 11))
+    versioned.serve(broker, OffsetForLeaderEpochRequest, handle_offset_for_leader_epoch, (2, 4))
+    versioned.serve(broker, DeleteRecordsRequest, handle_delete_records)
 
 
 def each_partition(broker: Broker, topics: list[Any], name: str,
