@@ -45,15 +45,22 @@ def test_log_append_time_sets_the_type_and_max_timestamp_with_a_new_crc():
     assert [decoded.timestamp_of(r) for r in decoded.records] == [123456, 123456]
 
 
-@pytest.mark.parametrize("records, code, words", [
-    (b"", ErrorCode.INVALID_RECORD, "at least one record batch"),
-    (None, ErrorCode.INVALID_RECORD, "at least one record batch"),
-    (batch([b"a"]) + batch([b"b"]), ErrorCode.INVALID_RECORD, "exactly one record batch"),
-    (batch([b"a"])[:-3], ErrorCode.INVALID_RECORD, "at least one record batch"),
-    (with_int(batch([b"a"]), 16, ">b", 1), ErrorCode.INVALID_RECORD, "magic"),
-    (with_int(batch([b"a"]), 8, ">i", 20), ErrorCode.CORRUPT_MESSAGE, "below the minimum"),
-    (batch([b"a"])[:-1] + b"\x01", ErrorCode.CORRUPT_MESSAGE, "corrupt"),
-])  # fmt: skip
+FRAMING_FAULTS = {
+    "empty": (b"", ErrorCode.INVALID_RECORD, "at least one record batch"),
+    "null": (None, ErrorCode.INVALID_RECORD, "at least one record batch"),
+    "two batches": (batch([b"a"], timestamp=1) + batch([b"b"], timestamp=1), ErrorCode.INVALID_RECORD,
+                    "exactly one record batch"),
+    "cut short": (batch([b"a"], timestamp=1)[:-3], ErrorCode.INVALID_RECORD, "at least one record batch"),
+    "magic 1": (with_int(batch([b"a"], timestamp=1), 16, ">b", 1), ErrorCode.INVALID_RECORD, "magic"),
+    "short length": (with_int(batch([b"a"], timestamp=1), 8, ">i", 20), ErrorCode.CORRUPT_MESSAGE,
+                     "below the minimum"),
+    "crc": (batch([b"a"], timestamp=1)[:-1] + b"\x01", ErrorCode.CORRUPT_MESSAGE, "corrupt"),
+    "base offset": (with_int(batch([b"a"], timestamp=1), 0, ">q", 5), ErrorCode.INVALID_RECORD,
+                    "should be 0"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("records, code, words", FRAMING_FAULTS.values(), ids=FRAMING_FAULTS)
 def test_framing_and_crc_faults(records, code, words):
     refused = refusal(records)
     assert refused.code == code and words in refused.message
@@ -81,3 +88,11 @@ def test_records_that_do_not_decode_are_corrupt_and_bad_offset_deltas_invalid():
     skipping.last_offset_delta = 1
     refused = refusal(skipping.encode())
     assert refused.code == ErrorCode.INVALID_RECORD and refused.record_errors[0][0] == 1
+
+
+def test_a_batch_over_max_message_bytes_is_too_large():
+    data = batch([b"x" * 1000])
+    assert check_produced(data, 9, len(data)).records_count == 1
+    with pytest.raises(BatchRefused) as caught:
+        check_produced(data, 9, len(data) - 1)
+    assert caught.value.code == ErrorCode.MESSAGE_TOO_LARGE

@@ -3,14 +3,24 @@ the controller, each answered from the metadata image."""
 
 from __future__ import annotations
 
+import pytest
+
 from kafka_meta_proto.error_codes import ErrorCode
 from kafka_meta_proto.messages import (
+    CreatePartitionsRequest,
+    CreatePartitionsResponse,
     CreateTopicsRequest,
     CreateTopicsResponse,
+    DeleteTopicsRequest,
+    DeleteTopicsResponse,
     DescribeClusterRequest,
     DescribeConfigsRequest,
+    FenceBrokerRecord,
+    IncrementalAlterConfigsRequest,
+    IncrementalAlterConfigsResponse,
     InitProducerIdRequest,
     MetadataRequest,
+    UnregisterBrokerRecord,
 )
 from kafka_meta_proto.uuid import Uuid
 
@@ -55,17 +65,18 @@ def test_a_partition_whose_leader_is_gone_has_no_leader(tmp_path):
         async with one_broker(tmp_path) as setup:
             setup.metadata.register_broker(1, "127.0.0.1", 1)
             setup.metadata.create_topic("theirs", 1, replicas=[[1, 0]])
-            from kafka_meta_proto.messages import FenceBrokerRecord
-
             setup.metadata.apply(FenceBrokerRecord(id=1, epoch=setup.metadata.broker_epoch))
-            answer = (await setup.conn.send(metadata_request("theirs"))).topics[0].partitions[0]
-            assert (answer.error_code, answer.leader_id) == (ErrorCode.LEADER_NOT_AVAILABLE, -1)
+            fenced = (await setup.conn.send(metadata_request("theirs"))).topics[0].partitions[0]
+            assert (fenced.error_code, fenced.leader_id, fenced.offline_replicas) == (0, 1, [1])
             cluster = await setup.conn.send(DescribeClusterRequest(include_fenced_brokers=True))
             assert [(b.broker_id, b.is_fenced) for b in cluster.brokers] == [(0, False), (1, True)]
             live = await setup.conn.send(DescribeClusterRequest())
             assert [b.broker_id for b in live.brokers] == [0] and live.cluster_id == setup.metadata.cluster_id
             controllers = await setup.conn.send(DescribeClusterRequest(endpoint_type=2))
             assert controllers.error_code == ErrorCode.UNSUPPORTED_ENDPOINT_TYPE
+            setup.metadata.apply(UnregisterBrokerRecord(broker_id=1, broker_epoch=setup.metadata.broker_epoch))
+            gone = (await setup.conn.send(metadata_request("theirs"))).topics[0].partitions[0]
+            assert (gone.error_code, gone.leader_id, gone.offline_replicas) == (ErrorCode.LEADER_NOT_AVAILABLE, -1, [1])
 
     run(main())
 
@@ -136,5 +147,26 @@ def test_admin_requests_are_forwarded_and_their_result_is_seen(tmp_path):
             answer = await setup.conn.send(metadata_request("made"))
             assert len(answer.topics[0].partitions) == 3
             assert sorted(setup.broker.replicas.partitions) == [("events", 0)] + [("made", i) for i in range(3)]
+
+    run(main())
+
+
+@pytest.mark.parametrize("request_class, response_class", [
+    (DeleteTopicsRequest, DeleteTopicsResponse),
+    (CreatePartitionsRequest, CreatePartitionsResponse),
+    (IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse),
+])  # fmt: skip
+def test_the_other_admin_requests_go_to_the_controller_as_sent(tmp_path, request_class, response_class):
+    async def main():
+        async with one_broker(tmp_path) as setup:
+            answer = response_class(throttle_time_ms=7)
+
+            async def controller(request):
+                return answer
+
+            setup.metadata.forwarder = controller
+            sent = request_class(timeout_ms=1000) if hasattr(request_class(), "timeout_ms") else request_class()
+            assert (await setup.conn.send(sent)).throttle_time_ms == 7
+            assert setup.metadata.forwarded == [sent]
 
     run(main())

@@ -149,3 +149,22 @@ def test_an_incremental_long_poll_waits_on_every_partition_of_the_session(tmp_pa
             assert list(answers_of(answer)) == [(setup.topic_id("events"), 1)]
 
     run(main())
+
+
+def test_a_consumer_reads_on_across_rolled_segments(tmp_path):
+    async def main():
+        async with one_broker(tmp_path, configs={"events": {"segment.bytes": "300"}}) as setup:
+            for i in range(10):
+                await produce(setup, "events", 0, batch([b"%d" % i * 50]))
+            directory = setup.broker.replicas.get("events", 0).directory
+            assert len(list(directory.glob("*.log"))) > 3
+            got, offset = [], 0
+            while offset < 10:
+                answer = list(answers_of(await setup.conn.send(fetch_request(setup, {("events", 0): offset}))).values())[0]
+                values = values_of(answer.records)
+                assert values, offset
+                got += values
+                offset += len(values)
+            assert got == [b"%d" % i * 50 for i in range(10)]
+
+    run(main())

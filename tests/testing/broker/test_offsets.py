@@ -63,6 +63,9 @@ def test_offset_for_leader_epoch_follows_the_epoch_cache(tmp_path):
             await produce(setup, "events", 0, batch([b"a", b"b"]))
             setup.metadata.move_leader("events", 0, 0)  # re-elected: leader epoch 1
             assert (await list_offset(setup, -1))[3] == 1
+            # the new epoch starts at the log end offset at once, before any append
+            assert await end_offset(setup, 0) == (0, 0, 2)
+            assert await end_offset(setup, 1) == (0, 1, 2)
             await produce(setup, "events", 0, batch([b"c"]))
             assert await end_offset(setup, 0) == (0, 0, 2)
             assert await end_offset(setup, 1) == (0, 1, 3)

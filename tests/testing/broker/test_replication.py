@@ -26,6 +26,15 @@ async def two_brokers(stack: AsyncExitStack, tmp_path) -> tuple[StaticMetadata, 
     return metadata, brokers
 
 
+async def connected(stack: AsyncExitStack, broker: Broker, metadata: StaticMetadata) -> Setup:
+    return Setup(broker, metadata, await stack.enter_async_context(await connect(*broker.address)))
+
+
+async def restart(broker: Broker, metadata: StaticMetadata) -> None:
+    await broker.start()
+    metadata.register_broker(broker.node_id, *broker.address)
+
+
 def values_on(broker: Broker) -> list[bytes | None]:
     partition = broker.replicas.get("events", 0)
     values, offset = [], 0
@@ -40,13 +49,12 @@ def test_appends_reach_the_follower_before_the_answer(tmp_path):
     async def main():
         async with AsyncExitStack() as stack:
             metadata, (leader, follower) = await two_brokers(stack, tmp_path)
-            conn = await stack.enter_async_context(await connect(*leader.address))
-            setup = Setup(leader, metadata, conn)
+            setup = await connected(stack, leader, metadata)
             for acks in (1, -1):
                 assert (await produce(setup, "events", 0, batch([b"acks %d" % acks]), acks=acks)).error_code == 0
             assert values_on(follower) == [b"acks 1", b"acks -1"]
             assert follower.replicas.get("events", 0).high_watermark == 2
-            on_follower = Setup(follower, metadata, await stack.enter_async_context(await connect(*follower.address)))
+            on_follower = await connected(stack, follower, metadata)
             refused = await produce(on_follower, "events", 0, batch([b"x"]))
             assert (refused.error_code, refused.current_leader.leader_id) == (ErrorCode.NOT_LEADER_OR_FOLLOWER, 0)
             request = fetch_request(on_follower, {("events", 0): 0})
@@ -62,18 +70,16 @@ def test_a_stopped_follower_is_caught_up_and_a_new_leader_takes_over(tmp_path):
     async def main():
         async with AsyncExitStack() as stack:
             metadata, (first, second) = await two_brokers(stack, tmp_path)
-            conn = await stack.enter_async_context(await connect(*first.address))
-            setup = Setup(first, metadata, conn)
+            setup = await connected(stack, first, metadata)
             await produce(setup, "events", 0, batch([b"both"]))
             await second.stop()
             await produce(setup, "events", 0, batch([b"only first"]))
-            await second.start()
-            metadata.register_broker(1, *second.address)
+            await restart(second, metadata)
             assert values_on(second) == [b"both"]  # its log is back as it was
             await produce(setup, "events", 0, batch([b"after"]))
             assert values_on(second) == [b"both", b"only first", b"after"]
             metadata.move_leader("events", 0, 1)
-            moved = Setup(second, metadata, await stack.enter_async_context(await connect(*second.address)))
+            moved = await connected(stack, second, metadata)
             answer = await produce(moved, "events", 0, batch([b"new leader"]))
             assert answer.base_offset == 3
             stored = batches_of(second.replicas.get("events", 0).read(3, 1 << 20, True))
@@ -87,23 +93,39 @@ def test_a_diverged_follower_is_truncated_to_the_leaders_log(tmp_path):
     async def main():
         async with AsyncExitStack() as stack:
             metadata, (first, second) = await two_brokers(stack, tmp_path)
-            conn = await stack.enter_async_context(await connect(*first.address))
-            setup = Setup(first, metadata, conn)
+            setup = await connected(stack, first, metadata)
             await produce(setup, "events", 0, batch([b"kept"]))
             await second.stop()
             await produce(setup, "events", 0, batch([b"lost"]))  # only the old leader has it
             await first.stop()
-            await second.start()
-            metadata.register_broker(1, *second.address)
+            await restart(second, metadata)
             metadata.move_leader("events", 0, 1, isr=[1])
-            moved = Setup(second, metadata, await stack.enter_async_context(await connect(*second.address)))
+            moved = await connected(stack, second, metadata)
             await produce(moved, "events", 0, batch([b"new"]))
-            await first.start()
-            metadata.register_broker(0, *first.address)
+            await restart(first, metadata)
             metadata.move_leader("events", 0, 1, isr=[1, 0])
             await produce(moved, "events", 0, batch([b"newer"]))
             assert values_on(first) == [b"kept", b"new", b"newer"]
             epochs = (first.replicas.get("events", 0).directory / "leader-epoch-checkpoint").read_text()
             assert epochs.splitlines()[2:] == ["0 0", "1 1", "2 2"]  # its "lost" epoch-0 batch is gone
+
+    run(main())
+
+
+def test_a_follower_left_below_the_leaders_log_start_starts_again_there(tmp_path):
+    async def main():
+        async with AsyncExitStack() as stack:
+            metadata, (first, second) = await two_brokers(stack, tmp_path)
+            setup = await connected(stack, first, metadata)
+            await produce(setup, "events", 0, batch([b"old"]))
+            await second.stop()
+            for value in (b"a", b"b", b"c"):
+                await produce(setup, "events", 0, batch([value]))
+            first.replicas.get("events", 0).delete_records(3)
+            await restart(second, metadata)
+            await produce(setup, "events", 0, batch([b"d"]))
+            follower = second.replicas.get("events", 0)
+            assert (follower.log_start_offset, follower.log_end_offset) == (3, 5)
+            assert values_of(follower.read(3, 1 << 20, True)) == [b"c", b"d"]
 
     run(main())

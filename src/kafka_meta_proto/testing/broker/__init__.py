@@ -7,7 +7,8 @@ write them, over the server framework.
 - ``partition`` (one replica: high watermark, log start offset, leader epochs, offsets by
   timestamp), ``batch_checks`` (a produced batch checked and stamped), ``producer_state``
   (idempotent producers), ``replicas`` (the replicas a broker holds, in-process replication),
-  ``fetch_sessions``, ``leadership`` (who may serve a partition);
+  ``fetch_sessions``, ``leadership`` (who may serve a partition), ``versioned`` (answers fitted
+  to the request's version);
 - the handlers: ``produce``, ``fetch``, ``cluster_info``, ``offsets``, ``configs``, ``admin``.
 """
 

@@ -15,7 +15,6 @@ this broker runs no transaction coordinator.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING
 
 from ...error_codes import ErrorCode
@@ -27,6 +26,7 @@ from ...messages.incremental_alter_configs_request import IncrementalAlterConfig
 from ...messages.init_producer_id_request import InitProducerIdRequest
 from ...messages.init_producer_id_response import InitProducerIdResponse
 from ...server import RequestContext
+from . import versioned
 
 if TYPE_CHECKING:
     from .broker import Broker
@@ -41,9 +41,9 @@ FORWARDED = {
 
 
 def register(broker: Broker) -> None:
-    broker.server.handle(InitProducerIdRequest, partial(handle_init_producer_id, broker))
+    versioned.serve(broker, InitProducerIdRequest, handle_init_producer_id)
     for request_class, versions in FORWARDED.items():
-        broker.server.handle(request_class, partial(handle_forwarded, broker), versions=versions)
+        versioned.serve(broker, request_class, handle_forwarded, versions)
 
 
 async def handle_forwarded(broker: Broker, request: RequestContext) -> Message:

@@ -5,6 +5,8 @@ Checks, with the error Kafka answers:
 
 - the records hold exactly one whole batch, of magic 2 (INVALID_RECORD: Produce v3 and later
   allow nothing else); a length field below a batch header's is CORRUPT_MESSAGE;
+- its base offset is 0 (INVALID_RECORD) and its size at most the topic's ``max.message.bytes``
+  (MESSAGE_TOO_LARGE), as UnifiedLog.analyzeAndValidateRecords checks before the CRC;
 - its CRC-32C matches (CORRUPT_MESSAGE);
 - it is not a control batch (clients may not write them), it holds at least one record and its
   record count equals its offset range, an idempotent batch has a sequence (INVALID_RECORD);
@@ -54,7 +56,7 @@ class BatchRefused(Exception):
     """A produced batch Kafka refuses: the partition's error code, message and record errors."""
 
     def __init__(
-        self, code: ErrorCode, message: str, record_errors: list[tuple[int, str]] | None = None
+        self, code: int, message: str, record_errors: list[tuple[int, str]] | None = None
     ):
         super().__init__(message)
         self.code = code
@@ -75,7 +77,11 @@ class CheckedBatch:
         return last + 1
 
 
-def check_produced(records: bytes | memoryview | None, version: int) -> CheckedBatch:
+DEFAULT_MAX_MESSAGE_BYTES = 1048588  # Kafka's max.message.bytes
+
+
+def check_produced(records: bytes | memoryview | None, version: int,
+                   max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> CheckedBatch:  # fmt: skip
     """The one batch of a produced partition, checked; BatchRefused otherwise."""
     data = bytes(records or b"")
     try:
@@ -89,6 +95,13 @@ def check_produced(records: bytes | memoryview | None, version: int) -> CheckedB
     if header.size != len(data):
         raise BatchRefused(ErrorCode.INVALID_RECORD, f"Produce requests with version {version} are"
                            " only allowed to contain exactly one record batch per partition")  # fmt: skip
+    if header.base_offset != 0:
+        raise BatchRefused(ErrorCode.INVALID_RECORD, "The baseOffset of the record batch in the "
+                           f"append should be 0, but it is {header.base_offset}")  # fmt: skip
+    if len(data) > max_message_bytes:
+        raise BatchRefused(ErrorCode.MESSAGE_TOO_LARGE, f"The record batch size in the append is "
+                           f"{len(data)} bytes which exceeds the maximum configured value of "
+                           f"{max_message_bytes}.")  # fmt: skip
     try:
         check_crc(header, data)
     except CorruptBatchError as exc:

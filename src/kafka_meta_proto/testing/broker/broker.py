@@ -8,6 +8,14 @@ each change of the image the broker opens the replicas it now holds and drops th
 topics. ``peers`` (node id -> Broker, set by whoever builds the cluster) is how a leader reaches
 its followers' logs (``replicas`` says how replication works in process).
 
+``start`` only serves: registering with the controller is the metadata source's part (the
+cluster starts the broker, then its ``BrokerLifecycle`` with the address it listens on). ``stop``
+closes the logs and leaves them on disk; a broker started again over the same directory recovers
+its partitions from the segments (producer state and leader epochs included). What Kafka keeps in
+its checkpoint files beside the partitions (high watermarks, log start offsets) is not written:
+after a restart the high watermark is the log end offset and the log start offset the first
+offset still in a segment.
+
 The handlers, by module: ``produce``, ``fetch``, ``cluster_info`` (Metadata, DescribeCluster),
 ``offsets`` (ListOffsets, OffsetForLeaderEpoch, DeleteRecords), ``configs`` (DescribeConfigs),
 ``admin`` (InitProducerId and the requests forwarded to the controller). ``server`` is the

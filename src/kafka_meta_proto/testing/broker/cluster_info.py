@@ -16,17 +16,17 @@ for controllers (endpoint type 2) a broker answers UNSUPPORTED_ENDPOINT_TYPE, as
 from __future__ import annotations
 
 import random
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ...error_codes import ErrorCode
-from ...kraft.image import Topic
+from ...kraft.image import PartitionRegistration, Topic
 from ...message import Message
 from ...messages.describe_cluster_request import DescribeClusterRequest
 from ...messages.describe_cluster_response import DescribeClusterResponse
 from ...messages.metadata_request import MetadataRequest
 from ...messages.metadata_response import MetadataResponse
 from ...server import RequestContext
+from . import versioned
 from ...uuid import Uuid
 from .leadership import alive_brokers, endpoint
 
@@ -41,8 +41,8 @@ BROKERS_ENDPOINT = 1
 
 
 def register(broker: Broker) -> None:
-    broker.server.handle(MetadataRequest, partial(handle_metadata, broker))
-    broker.server.handle(DescribeClusterRequest, partial(handle_describe_cluster, broker))
+    versioned.serve(broker, MetadataRequest, handle_metadata)
+    versioned.serve(broker, DescribeClusterRequest, handle_describe_cluster)
 
 
 def live_endpoints(broker: Broker) -> list[tuple[int, str, int, str | None]]:
@@ -66,10 +66,10 @@ async def handle_metadata(broker: Broker, request: RequestContext) -> Message:
                for n, h, p, r in live]  # fmt: skip
     everything = body.topics is None or (request.api_version == 0 and not body.topics)
     if everything:
-        topics = [topic_answer(broker, t, {n for n, *_ in live}, body)
+        topics = [topic_answer(broker, t, body, request.api_version)
                   for t in sorted(broker.image.topics.values(), key=lambda t: t.name)]  # fmt: skip
     else:
-        topics = [named_topic(broker, wanted, {n for n, *_ in live}, body) for wanted in body.topics]
+        topics = [named_topic(broker, wanted, body, request.api_version) for wanted in body.topics]
     return MetadataResponse(brokers=brokers, cluster_id=broker.cluster_id,
                             controller_id=controller_id(broker), topics=topics,
                             cluster_authorized_operations=(
@@ -77,36 +77,47 @@ async def handle_metadata(broker: Broker, request: RequestContext) -> Message:
                                 else -(1 << 31)))  # fmt: skip
 
 
-def named_topic(broker: Broker, wanted: Any, live: set[int], body: Any) -> Any:
+def named_topic(broker: Broker, wanted: Any, body: Any, version: int) -> Any:
     if wanted.name is None and wanted.topic_id != Uuid.ZERO_UUID:
         topic = broker.topic(topic_id=wanted.topic_id)
         if topic is None:
             return MetadataResponse.MetadataResponseTopic(
                 error_code=ErrorCode.UNKNOWN_TOPIC_ID, name=None, topic_id=wanted.topic_id)
-        return topic_answer(broker, topic, live, body)
+        return topic_answer(broker, topic, body, version)
     topic = broker.topic(wanted.name)
     if topic is None:
         return MetadataResponse.MetadataResponseTopic(
             error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name=wanted.name,
             is_internal=wanted.name in INTERNAL_TOPICS)  # fmt: skip
-    return topic_answer(broker, topic, live, body)
+    return topic_answer(broker, topic, body, version)
 
 
-def topic_answer(broker: Broker, topic: Topic, live: set[int], body: Any) -> Any:
-    partitions = []
-    for index, registration in sorted(topic.partitions.items()):
-        leader_live = registration.leader in live
-        partitions.append(MetadataResponse.MetadataResponsePartition(
-            error_code=ErrorCode.NONE if leader_live else ErrorCode.LEADER_NOT_AVAILABLE,
-            partition_index=index, leader_id=registration.leader if leader_live else -1,
-            leader_epoch=registration.leader_epoch, replica_nodes=list(registration.replicas),
-            isr_nodes=list(registration.isr),
-            offline_replicas=[r for r in registration.replicas if r not in broker.image.brokers]))  # fmt: skip
+def topic_answer(broker: Broker, topic: Topic, body: Any, version: int) -> Any:
+    partitions = [partition_answer(broker, index, registration, version)
+                  for index, registration in sorted(topic.partitions.items())]  # fmt: skip
     return MetadataResponse.MetadataResponseTopic(
         name=topic.name, topic_id=topic.id, is_internal=topic.name in INTERNAL_TOPICS,
         partitions=partitions,
         topic_authorized_operations=(TOPIC_OPERATIONS if body.include_topic_authorized_operations
                                      else -(1 << 31)))  # fmt: skip
+
+
+def partition_answer(broker: Broker, index: int, registration: PartitionRegistration, version: int) -> Any:
+    """A partition as KRaftMetadataCache shows it: the leader if registered with this listener
+    (fenced or not), the replicas not registered, fenced or without the listener offline."""
+    brokers = broker.image.brokers
+    leader = brokers.get(registration.leader)
+    error = ErrorCode.NONE
+    if leader is None:
+        error = ErrorCode.LEADER_NOT_AVAILABLE
+    elif endpoint(leader, broker.listener_name) is None:
+        error = ErrorCode.LISTENER_NOT_FOUND if version >= 6 else ErrorCode.LEADER_NOT_AVAILABLE
+    offline = [r for r in registration.replicas if r not in brokers or brokers[r].fenced
+               or endpoint(brokers[r], broker.listener_name) is None]  # fmt: skip
+    return MetadataResponse.MetadataResponsePartition(
+        error_code=error, partition_index=index, leader_id=-1 if error else registration.leader,
+        leader_epoch=registration.leader_epoch, replica_nodes=list(registration.replicas),
+        isr_nodes=list(registration.isr), offline_replicas=offline)  # fmt: skip
 
 
 async def handle_describe_cluster(broker: Broker, request: RequestContext) -> Message:

@@ -14,7 +14,6 @@ other than this broker's (or "") INVALID_REQUEST, any other resource type INVALI
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ...error_codes import ErrorCode
@@ -22,6 +21,7 @@ from ...message import Message
 from ...messages.describe_configs_request import DescribeConfigsRequest
 from ...messages.describe_configs_response import DescribeConfigsResponse
 from ...server import RequestContext
+from . import versioned
 
 if TYPE_CHECKING:
     from .broker import Broker
@@ -78,8 +78,7 @@ BROKER_DEFAULTS: dict[str, tuple[str, int]] = {
 
 
 def register(broker: Broker) -> None:
-    broker.server.handle(DescribeConfigsRequest, partial(handle_describe_configs, broker),
-                         versions=(1, 4))  # fmt: skip
+    versioned.serve(broker, DescribeConfigsRequest, handle_describe_configs, (1, 4))
 
 
 def broker_static(broker: Broker) -> dict[str, tuple[str, int]]:

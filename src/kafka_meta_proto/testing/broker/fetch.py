@@ -18,7 +18,6 @@ append to this broker's partitions (and every metadata change) ends the wait to 
 from __future__ import annotations
 
 import time
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ...error_codes import ErrorCode
@@ -26,6 +25,7 @@ from ...message import Message
 from ...messages.fetch_request import FetchRequest
 from ...messages.fetch_response import FetchResponse
 from ...server import RequestContext
+from . import versioned
 from ...uuid import Uuid
 from .fetch_sessions import CachedPartition, FetchSession, PartitionKey, SessionError
 from .leadership import node_endpoints, serve
@@ -39,7 +39,7 @@ Answer = FetchResponse.PartitionData
 
 
 def register(broker: Broker) -> None:
-    broker.server.handle(FetchRequest, partial(handle_fetch, broker), versions=VERSIONS)
+    versioned.serve(broker, FetchRequest, handle_fetch, VERSIONS)
 
 
 async def handle_fetch(broker: Broker, request: RequestContext) -> Message:

@@ -61,12 +61,13 @@ class FetchSession:
     id: int
     epoch: int  # the epoch the next request must carry
     uses_topic_ids: bool
-    partitions: OrderedDict[PartitionKey, CachedPartition] = field(default_factory=OrderedDict)
+    # (topic name or topic id, partition index) -> what the session holds of it
+    partitions: OrderedDict[tuple[Any, int], CachedPartition] = field(default_factory=OrderedDict)
 
 
 class SessionError(Exception):
-    def __init__(self, code: ErrorCode):
-        super().__init__(code.name)
+    def __init__(self, code: int):
+        super().__init__(ErrorCode.for_code(code).name)
         self.code = code
 
 

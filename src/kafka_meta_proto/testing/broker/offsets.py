@@ -12,7 +12,7 @@ new log start offset.
 
 from __future__ import annotations
 
-from functools import partial
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...error_codes import ErrorCode
@@ -24,6 +24,7 @@ from ...messages.list_offsets_response import ListOffsetsResponse
 from ...messages.offset_for_leader_epoch_request import OffsetForLeaderEpochRequest
 from ...messages.offset_for_leader_epoch_response import OffsetForLeaderEpochResponse
 from ...server import RequestContext
+from . import versioned
 from .leadership import serve
 
 if TYPE_CHECKING:
@@ -34,65 +35,70 @@ HIGH_WATERMARK = -1
 
 
 def register(broker: Broker) -> None:
-    server = broker.server
-    server.handle(ListOffsetsRequest, partial(handle_list_offsets, broker), versions=(1, 11))
-    server.handle(OffsetForLeaderEpochRequest, partial(handle_offset_for_leader_epoch, broker),
-                  versions=(2, 4))  # fmt: skip
-    server.handle(DeleteRecordsRequest, partial(handle_delete_records, broker))
+    versioned.serve(broker, ListOffsetsRequest, handle_list_offsets, (1, 11))
+    versioned.serve(broker, OffsetForLeaderEpochRequest, handle_offset_for_leader_epoch, (2, 4))
+    versioned.serve(broker, DeleteRecordsRequest, handle_delete_records)
+
+
+def each_partition(broker: Broker, topics: list[Any], name: str,
+                   answer: Callable[[Any, Any], Any], result: Callable[[str, list[Any]], Any]) -> list[Any]:  # fmt: skip
+    """``result(topic name, [answer(topic, partition asked) ...])`` for each topic asked (its
+    name in the request's field ``name``)."""
+    found = []
+    for wanted in topics:
+        topic_name = getattr(wanted, name)
+        topic = broker.topic(topic_name)
+        found.append(result(topic_name, [answer(topic, p) for p in wanted.partitions]))
+    return found
 
 
 async def handle_list_offsets(broker: Broker, request: RequestContext) -> Message:
     body: Any = request.body
-    topics = []
-    for wanted in body.topics:
-        topic = broker.topic(wanted.name)
-        answers = []
-        for p in wanted.partitions:
-            served = serve(broker, topic, p.partition_index, p.current_leader_epoch,
-                           leader_only=body.replica_id != DEBUGGING_REPLICA)  # fmt: skip
-            if served.error:
-                answers.append(ListOffsetsResponse.ListOffsetsPartitionResponse(
-                    partition_index=p.partition_index, error_code=served.error))  # fmt: skip
-                continue
-            assert served.partition is not None and served.registration is not None
-            found = served.partition.offset_for_timestamp(p.timestamp, served.registration.leader_epoch)
-            answers.append(ListOffsetsResponse.ListOffsetsPartitionResponse(
-                partition_index=p.partition_index, timestamp=found.timestamp, offset=found.offset,
-                leader_epoch=found.leader_epoch))  # fmt: skip
-        topics.append(ListOffsetsResponse.ListOffsetsTopicResponse(name=wanted.name, partitions=answers))
-    return ListOffsetsResponse(topics=topics)
+    leader_only = body.replica_id != DEBUGGING_REPLICA
+
+    def answer(topic: Any, p: Any) -> Any:
+        served = serve(broker, topic, p.partition_index, p.current_leader_epoch, leader_only=leader_only)
+        if served.error:
+            return ListOffsetsResponse.ListOffsetsPartitionResponse(partition_index=p.partition_index,
+                                                                    error_code=served.error)  # fmt: skip
+        assert served.partition is not None and served.registration is not None
+        found = served.partition.offset_for_timestamp(p.timestamp, served.registration.leader_epoch)
+        return ListOffsetsResponse.ListOffsetsPartitionResponse(
+            partition_index=p.partition_index, timestamp=found.timestamp, offset=found.offset,
+            leader_epoch=found.leader_epoch)  # fmt: skip
+
+    def result(name: str, answers: list[Any]) -> Any:
+        return ListOffsetsResponse.ListOffsetsTopicResponse(name=name, partitions=answers)
+
+    return ListOffsetsResponse(topics=each_partition(broker, body.topics, "name", answer, result))
 
 
 async def handle_offset_for_leader_epoch(broker: Broker, request: RequestContext) -> Message:
-    body: Any = request.body
-    topics = []
-    for wanted in body.topics:
-        topic = broker.topic(wanted.topic)
-        answers = []
-        for p in wanted.partitions:
-            served = serve(broker, topic, p.partition, p.current_leader_epoch)
-            entry = OffsetForLeaderEpochResponse.EpochEndOffset(partition=p.partition,
-                                                                error_code=served.error)  # fmt: skip
-            if served.partition is not None:
-                entry.leader_epoch, entry.end_offset = served.partition.end_offset_for_epoch(p.leader_epoch)
-            answers.append(entry)
-        topics.append(OffsetForLeaderEpochResponse.OffsetForLeaderTopicResult(
-            topic=wanted.topic, partitions=answers))  # fmt: skip
-    return OffsetForLeaderEpochResponse(topics=topics)
+    def answer(topic: Any, p: Any) -> Any:
+        served = serve(broker, topic, p.partition, p.current_leader_epoch)
+        entry = OffsetForLeaderEpochResponse.EpochEndOffset(partition=p.partition, error_code=served.error)
+        if served.partition is not None:
+            entry.leader_epoch, entry.end_offset = served.partition.end_offset_for_epoch(p.leader_epoch)
+        return entry
+
+    def result(name: str, answers: list[Any]) -> Any:
+        return OffsetForLeaderEpochResponse.OffsetForLeaderTopicResult(topic=name, partitions=answers)
+
+    topics: Any = getattr(request.body, "topics")
+    return OffsetForLeaderEpochResponse(topics=each_partition(broker, topics, "topic", answer, result))
 
 
 async def handle_delete_records(broker: Broker, request: RequestContext) -> Message:
-    body: Any = request.body
-    topics = []
-    for wanted in body.topics:
-        topic = broker.topic(wanted.name)
-        answers = []
-        for p in wanted.partitions:
-            code, low = delete_records(broker, topic, p.partition_index, p.offset)
-            answers.append(DeleteRecordsResponse.DeleteRecordsPartitionResult(
-                partition_index=p.partition_index, low_watermark=low, error_code=code))  # fmt: skip
-        topics.append(DeleteRecordsResponse.DeleteRecordsTopicResult(name=wanted.name, partitions=answers))
-    return DeleteRecordsResponse(topics=topics)
+    def answer(topic: Any, p: Any) -> Any:
+        code, low = delete_records(broker, topic, p.partition_index, p.offset)
+        return DeleteRecordsResponse.DeleteRecordsPartitionResult(
+            partition_index=p.partition_index, low_watermark=low, error_code=code)  # fmt: skip
+
+    def result(name: str, answers: list[Any]) -> Any:
+        return DeleteRecordsResponse.DeleteRecordsTopicResult(name=name, partitions=answers)
+
+    topics: Any = getattr(request.body, "topics")
+    return DeleteRecordsResponse(topics=each_partition(broker, topics, "name", answer, result))
 
 
 def delete_records(broker: Broker, topic: Any, index: int, offset: int) -> tuple[int, int]:

@@ -1,5 +1,7 @@
 """One partition replica on a broker: its log (``log.partition_files``), high watermark, log
 start offset, leader-epoch cache (the ``leader-epoch-checkpoint`` file) and producer state.
+Segments roll at the topic's ``segment.bytes`` and ``segment.ms`` as it was when the replica was
+opened; retention does not run (records go only through DeleteRecords).
 
 The high watermark: the leader copies every batch it appends to its live in-sync followers before
 it answers (see ``replication``), so once an append returns every such replica holds it and the
@@ -21,7 +23,13 @@ from pathlib import Path
 
 from ...log.batch import decode_batch
 from ...log.header import TimestampType, read_header
-from ...log.partition_files import PartitionFiles, StoredBatch, write_partition_metadata
+from ...log.partition_files import (
+    DEFAULT_SEGMENT_BYTES,
+    DEFAULT_SEGMENT_MS,
+    PartitionFiles,
+    StoredBatch,
+    write_partition_metadata,
+)
 from ...log.segment_writer import write_leader_epoch_checkpoint
 from .batch_checks import CheckedBatch, header_of, stamp
 from .producer_state import ProducerStates
@@ -55,9 +63,15 @@ class FoundOffset:
 class Partition:
     """A replica of ``topic``-``index`` kept in ``directory``."""
 
-    def __init__(self, topic: str, index: int, topic_id: str, directory: Path):
+    def __init__(self, topic: str, index: int, topic_id: str, directory: Path,
+                 config: dict[str, str] | None = None):  # fmt: skip
         self.topic, self.index, self.topic_id = topic, index, topic_id
-        self.files = PartitionFiles(directory)
+        config = config or {}
+        self.files = PartitionFiles(
+            directory,
+            segment_bytes=int(config.get("segment.bytes", DEFAULT_SEGMENT_BYTES)),
+            segment_ms=int(config.get("segment.ms", DEFAULT_SEGMENT_MS)),
+        )
         write_partition_metadata(directory, topic_id)
         self.epochs: list[tuple[int, int]] = []  # (leader epoch, start offset)
         self.producers = ProducerStates()
@@ -104,6 +118,10 @@ class Partition:
         self._note_epoch(header.partition_leader_epoch, header.base_offset)
         self.producers.record(header, header.base_offset, header.max_timestamp)
 
+    def become_leader(self, epoch: int) -> None:
+        """Start ``epoch`` at the log end offset, as Kafka's new leader does before any append."""
+        self._note_epoch(epoch, self.log_end_offset)
+
     def _note_epoch(self, epoch: int, start: int) -> None:
         if epoch >= 0 and epoch > self.latest_epoch:
             self.epochs.append((epoch, start))
@@ -112,8 +130,6 @@ class Partition:
     def truncate_to(self, offset: int) -> None:
         """Drop the records at ``offset`` and later (a follower catching up with a new leader)."""
         self.files.truncate_to(offset)
-        self.epochs = [(epoch, start) for epoch, start in self.epochs if start < offset]
-        write_leader_epoch_checkpoint(self.directory, self.epochs)
         self._rebuild_from_log()
         self.high_watermark = min(self.high_watermark, self.log_end_offset)
 
@@ -130,8 +146,10 @@ class Partition:
         self.epochs = []
         for stored in self.files.batches:
             header = read_header(self.files.batch_bytes(stored)[:61])
-            self._note_epoch(header.partition_leader_epoch, header.base_offset)
+            if header.partition_leader_epoch > self.latest_epoch:
+                self.epochs.append((header.partition_leader_epoch, header.base_offset))
             self.producers.record(header, header.base_offset, header.max_timestamp)
+        write_leader_epoch_checkpoint(self.directory, self.epochs)
 
     # --- reading ---------------------------------------------------------------------------
 

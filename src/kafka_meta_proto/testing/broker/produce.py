@@ -17,7 +17,6 @@ written as an idempotent one.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ...error_codes import ErrorCode
@@ -26,6 +25,7 @@ from ...message import Message
 from ...messages.produce_request import ProduceRequest
 from ...messages.produce_response import ProduceResponse
 from ...server import RequestContext
+from . import versioned
 from .batch_checks import BatchRefused, check_produced
 from .leadership import new_leader_nodes, node_endpoints, serve
 from .producer_state import ProducerStateError
@@ -39,7 +39,7 @@ BatchError = ProduceResponse.BatchIndexAndErrorMessage
 
 
 def register(broker: Broker) -> None:
-    broker.server.handle(ProduceRequest, partial(handle_produce, broker), versions=VERSIONS)
+    versioned.serve(broker, ProduceRequest, handle_produce, VERSIONS)
 
 
 async def handle_produce(broker: Broker, request: RequestContext) -> Message | None:
@@ -80,7 +80,7 @@ def produce_partition(broker: Broker, topic: Any, data: Any, acks: int,
     assert served.partition is not None and served.registration is not None
     config = broker.topic_config(topic.name)
     try:
-        batch = check_produced(data.records, version)
+        batch = check_produced(data.records, version, int(config.get("max.message.bytes", "1048588")))
         if acks == -1 and len(served.registration.isr) < int(config.get("min.insync.replicas", "1")):
             return _refused(data.index, ErrorCode.NOT_ENOUGH_REPLICAS), None
         timestamp_type = (TimestampType.LOG_APPEND_TIME

@@ -22,7 +22,7 @@ idempotent batch is refused earlier, by the batch checks (INVALID_RECORD).
 
 from __future__ import annotations
 
-from collections import deque
+import collections
 from dataclasses import dataclass, field
 
 from ...error_codes import ErrorCode
@@ -35,7 +35,7 @@ MAX_SEQUENCE = (1 << 31) - 1
 class ProducerStateError(Exception):
     """A batch the producer checks refuse, with the error code of the Produce answer."""
 
-    def __init__(self, code: ErrorCode, message: str):
+    def __init__(self, code: int, message: str):
         super().__init__(message)
         self.code = code
         self.message = message
@@ -55,7 +55,9 @@ class WrittenBatch:
 @dataclass
 class ProducerEntry:
     epoch: int = NO_PRODUCER_EPOCH
-    batches: deque[WrittenBatch] = field(default_factory=lambda: deque(maxlen=BATCHES_RETAINED))
+    batches: collections.deque[WrittenBatch] = field(
+        default_factory=lambda: collections.deque(maxlen=BATCHES_RETAINED)
+    )
 
     @property
     def last_sequence(self) -> int:

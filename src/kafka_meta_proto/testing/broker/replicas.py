@@ -10,7 +10,9 @@ to the logs of its in-sync followers that are running (``peers``) before it answ
 not. A follower that was stopped is caught up the next time its leader appends: it is truncated
 to where its log agrees with the leader's (the leader's end offset for the follower's latest
 epoch, as a Kafka follower learns it from OffsetForLeaderEpoch), then given the batches it lacks.
-The high watermark of every copy is then the leader's log end offset.
+A follower whose whole log lies below the leader's log start offset is emptied and starts
+there. The high watermark of every copy is then the leader's log end offset. A broker that
+becomes leader starts its new leader epoch at its log end offset at once, as Kafka's does.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from ...kraft.image import MetadataImage, PartitionRegistration, Topic
+from ...kraft.image import TOPIC_RESOURCE, MetadataImage, PartitionRegistration, Topic
 from .partition import Partition
 
 Key = tuple[str, int]  # (topic name, partition index)
@@ -53,7 +55,11 @@ class Replicas:
         for key, topic in wanted.items():
             if key not in self.partitions:
                 directory = self.data_dir / f"{key[0]}-{key[1]}"
-                self.partitions[key] = Partition(key[0], key[1], str(topic.id), directory)
+                config = image.configs.get((TOPIC_RESOURCE, key[0]), {})
+                self.partitions[key] = Partition(key[0], key[1], str(topic.id), directory, config)
+            registration = topic.partitions[key[1]]
+            if registration.leader == self.node_id:
+                self.partitions[key].become_leader(registration.leader_epoch)
 
     def _drop(self, key: Key) -> None:
         partition = self.partitions.pop(key)
@@ -85,6 +91,8 @@ def replicate(leader: Partition, registration: PartitionRegistration, peers: Pee
 
 def catch_up(follower: Partition, leader: Partition) -> None:
     """Truncate ``follower`` where it diverges from ``leader`` and copy what it lacks."""
+    if follower.files.batches and follower.log_end_offset < leader.log_start_offset:
+        follower.truncate_to(follower.files.batches[0].base_offset)  # all of it is gone there
     agreed = follower.log_end_offset
     if follower.latest_epoch >= 0:
         _, end = leader.end_offset_for_epoch(follower.latest_epoch)
