@@ -24,7 +24,6 @@ from testing.groups.loopback import (
     JoinGroupRequest,
     LeaveGroupRequest,
     ListGroupsRequest,
-    Member,
     OffsetCommitRequest,
     OffsetFetchRequest,
     SyncGroupRequest,
@@ -32,6 +31,8 @@ from testing.groups.loopback import (
     protocols,
     run,
     serving,
+    serving_manually,
+    close_all,
     settle,
     stable_group,
 )
@@ -43,8 +44,7 @@ GROUP_OPERATIONS = 3400  # READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFI
 @pytest.mark.parametrize("version", [0, 3, 4, 5, 6])
 def test_describe_groups_in_each_state(version):
     async def scenario():
-        clock = ManualClock()
-        async with serving(GroupCoordinator(clock=clock)) as (groups, server):
+        async with serving_manually() as (groups, server, clock):
             a, b = await stable_group(server, "g", 2, clock)
             conn = await client(server)
             await conn.send(_commit("simple"), 9)  # an empty commit would create nothing
@@ -83,8 +83,7 @@ def test_describe_groups_in_each_state(version):
             assert preparing.group_state == "PreparingRebalance" and preparing.protocol_data == ""
             assert {m.member_metadata for m in preparing.members} == {b""}
             await asyncio.gather(rejoining, b.join())
-            for c in (a, b, conn):
-                await c.close()
+            await close_all(a, b, conn)
 
     run(scenario())
 
@@ -92,8 +91,7 @@ def test_describe_groups_in_each_state(version):
 @pytest.mark.parametrize("version", [0, 3, 4, 5])
 def test_list_groups_filters_by_state_and_type(version):
     async def scenario():
-        clock = ManualClock()
-        async with serving(GroupCoordinator(clock=clock)) as (groups, server):
+        async with serving_manually() as (groups, server, clock):
             members = await stable_group(server, "g", 1, clock)
             conn = await client(server)
             await conn.send(_commit("simple"), 9)  # an empty commit would create nothing
@@ -113,16 +111,14 @@ def test_list_groups_filters_by_state_and_type(version):
                 assert len(classic.groups) == 2
                 consumer = await conn.send(ListGroupsRequest(types_filter=["consumer"]), version)
                 assert consumer.groups == []
-            for c in (*members, conn):
-                await c.close()
+            await close_all(*members, conn)
 
     run(scenario())
 
 
 def test_delete_groups_deletes_empty_groups_and_their_offsets_only():
     async def scenario():
-        clock = ManualClock()
-        async with serving(GroupCoordinator(clock=clock)) as (groups, server):
+        async with serving_manually() as (groups, server, clock):
             members = await stable_group(server, "busy", 1, clock)
             conn = await client(server)
             await conn.send(_commit("idle"), 9)
@@ -141,8 +137,7 @@ def test_delete_groups_deletes_empty_groups_and_their_offsets_only():
             assert groups.group("idle") is None and groups.committed("idle", "t", 0) is None
             fetched = await conn.send(OffsetFetchRequest(group_id="idle", topics=None), 7)
             assert fetched.topics == []
-            for c in (*members, conn):
-                await c.close()
+            await close_all(*members, conn)
 
     run(scenario())
 
@@ -234,8 +229,7 @@ def test_release_answers_the_parked_joins_not_coordinator_and_keeps_the_members(
                 a.conn, b.conn = await client(second), await client(second)
                 answers = await asyncio.gather(a.join(), b.join())
                 assert {x.generation_id for x in answers} == {2}
-                for m in (a, b):
-                    await m.close()
+                await close_all(a, b)
 
     run(scenario())
 
