@@ -13,6 +13,9 @@ from kafka_meta_proto.testing.groups.find_coordinator import java_hash, offsets_
 from testing.groups.loopback import (
     COORDINATOR_NOT_AVAILABLE,
     GROUP_ID_NOT_FOUND,
+    INCONSISTENT_GROUP_PROTOCOL,
+    INVALID_GROUP_ID,
+    INVALID_SESSION_TIMEOUT,
     INVALID_REQUEST,
     NON_EMPTY_GROUP,
     NONE,
@@ -164,7 +167,13 @@ def test_every_group_api_says_not_coordinator_on_the_wrong_broker():
                     protocol_type="consumer",
                     protocols=protocols("range"),
                 ),
-                SyncGroupRequest(group_id="elsewhere", generation_id=1, member_id="m"),
+                SyncGroupRequest(
+                    group_id="elsewhere",
+                    generation_id=1,
+                    member_id="m",
+                    protocol_type="consumer",
+                    protocol_name="range",
+                ),
                 HeartbeatRequest(group_id="elsewhere", generation_id=1, member_id="m"),
             ]
             for request in sends:
@@ -207,6 +216,26 @@ def test_every_group_api_says_not_coordinator_on_the_wrong_broker():
             assert groups.group("elsewhere") is None  # refused, so never created
             listed = await conn.send(ListGroupsRequest())
             assert [g.group_id for g in listed.groups] == ["here"]
+            await conn.close()
+
+    run(scenario())
+
+
+def test_what_kafka_checks_before_finding_the_coordinator_comes_first():
+    async def scenario():
+        async with serving(is_coordinator=lambda group_id: False) as (groups, server):
+            conn = await client(server)
+            join = JoinGroupRequest(
+                group_id="", session_timeout_ms=10_000, protocol_type="consumer"
+            )
+            assert (await conn.send(join)).error_code == INVALID_GROUP_ID
+            join.group_id, join.session_timeout_ms = "g", 10
+            assert (await conn.send(join)).error_code == INVALID_SESSION_TIMEOUT
+            sync = SyncGroupRequest(group_id="g", generation_id=1, member_id="m")  # no protocol
+            assert (await conn.send(sync, 5)).error_code == INCONSISTENT_GROUP_PROTOCOL
+            assert (await conn.send(sync, 4)).error_code == NOT_COORDINATOR
+            beat = HeartbeatRequest(group_id="", generation_id=1, member_id="m")
+            assert (await conn.send(beat)).error_code == INVALID_GROUP_ID
             await conn.close()
 
     run(scenario())
