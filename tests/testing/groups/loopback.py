@@ -87,6 +87,21 @@ async def serving(
     groups.close()
 
 
+@contextlib.asynccontextmanager
+async def serving_manually(
+    **settings,
+) -> AsyncIterator[tuple[GroupCoordinator, Server, ManualClock]]:
+    """``serving`` a coordinator on a manual clock: what falls due runs, time moves when told."""
+    clock = ManualClock()
+    async with serving(GroupCoordinator(clock=clock, **settings)) as (groups, server):
+        yield groups, server, clock
+
+
+async def close_all(*connections) -> None:
+    for c in connections:
+        await c.close()
+
+
 async def _pump(clock: ManualClock) -> None:
     while True:
         clock.advance(0)

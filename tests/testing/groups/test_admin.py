@@ -13,6 +13,9 @@ from kafka_meta_proto.testing.groups.find_coordinator import java_hash, offsets_
 from testing.groups.loopback import (
     COORDINATOR_NOT_AVAILABLE,
     GROUP_ID_NOT_FOUND,
+    INCONSISTENT_GROUP_PROTOCOL,
+    INVALID_GROUP_ID,
+    INVALID_SESSION_TIMEOUT,
     INVALID_REQUEST,
     NON_EMPTY_GROUP,
     NONE,
@@ -24,7 +27,6 @@ from testing.groups.loopback import (
     JoinGroupRequest,
     LeaveGroupRequest,
     ListGroupsRequest,
-    Member,
     OffsetCommitRequest,
     OffsetFetchRequest,
     SyncGroupRequest,
@@ -32,6 +34,8 @@ from testing.groups.loopback import (
     protocols,
     run,
     serving,
+    serving_manually,
+    close_all,
     settle,
     stable_group,
 )
@@ -43,8 +47,7 @@ GROUP_OPERATIONS = 3400  # READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFI
 @pytest.mark.parametrize("version", [0, 3, 4, 5, 6])
 def test_describe_groups_in_each_state(version):
     async def scenario():
-        clock = ManualClock()
-        async with serving(GroupCoordinator(clock=clock)) as (groups, server):
+        async with serving_manually() as (groups, server, clock):
             a, b = await stable_group(server, "g", 2, clock)
             conn = await client(server)
             await conn.send(_commit("simple"), 9)  # an empty commit would create nothing
@@ -83,8 +86,7 @@ def test_describe_groups_in_each_state(version):
             assert preparing.group_state == "PreparingRebalance" and preparing.protocol_data == ""
             assert {m.member_metadata for m in preparing.members} == {b""}
             await asyncio.gather(rejoining, b.join())
-            for c in (a, b, conn):
-                await c.close()
+            await close_all(a, b, conn)
 
     run(scenario())
 
@@ -92,8 +94,7 @@ def test_describe_groups_in_each_state(version):
 @pytest.mark.parametrize("version", [0, 3, 4, 5])
 def test_list_groups_filters_by_state_and_type(version):
     async def scenario():
-        clock = ManualClock()
-        async with serving(GroupCoordinator(clock=clock)) as (groups, server):
+        async with serving_manually() as (groups, server, clock):
             members = await stable_group(server, "g", 1, clock)
             conn = await client(server)
             await conn.send(_commit("simple"), 9)  # an empty commit would create nothing
@@ -113,16 +114,14 @@ def test_list_groups_filters_by_state_and_type(version):
                 assert len(classic.groups) == 2
                 consumer = await conn.send(ListGroupsRequest(types_filter=["consumer"]), version)
                 assert consumer.groups == []
-            for c in (*members, conn):
-                await c.close()
+            await close_all(*members, conn)
 
     run(scenario())
 
 
 def test_delete_groups_deletes_empty_groups_and_their_offsets_only():
     async def scenario():
-        clock = ManualClock()
-        async with serving(GroupCoordinator(clock=clock)) as (groups, server):
+        async with serving_manually() as (groups, server, clock):
             members = await stable_group(server, "busy", 1, clock)
             conn = await client(server)
             await conn.send(_commit("idle"), 9)
@@ -141,8 +140,7 @@ def test_delete_groups_deletes_empty_groups_and_their_offsets_only():
             assert groups.group("idle") is None and groups.committed("idle", "t", 0) is None
             fetched = await conn.send(OffsetFetchRequest(group_id="idle", topics=None), 7)
             assert fetched.topics == []
-            for c in (*members, conn):
-                await c.close()
+            await close_all(*members, conn)
 
     run(scenario())
 
@@ -169,7 +167,13 @@ def test_every_group_api_says_not_coordinator_on_the_wrong_broker():
                     protocol_type="consumer",
                     protocols=protocols("range"),
                 ),
-                SyncGroupRequest(group_id="elsewhere", generation_id=1, member_id="m"),
+                SyncGroupRequest(
+                    group_id="elsewhere",
+                    generation_id=1,
+                    member_id="m",
+                    protocol_type="consumer",
+                    protocol_name="range",
+                ),
                 HeartbeatRequest(group_id="elsewhere", generation_id=1, member_id="m"),
             ]
             for request in sends:
@@ -217,6 +221,26 @@ def test_every_group_api_says_not_coordinator_on_the_wrong_broker():
     run(scenario())
 
 
+def test_what_kafka_checks_before_finding_the_coordinator_comes_first():
+    async def scenario():
+        async with serving(is_coordinator=lambda group_id: False) as (groups, server):
+            conn = await client(server)
+            join = JoinGroupRequest(
+                group_id="", session_timeout_ms=10_000, protocol_type="consumer"
+            )
+            assert (await conn.send(join)).error_code == INVALID_GROUP_ID
+            join.group_id, join.session_timeout_ms = "g", 10
+            assert (await conn.send(join)).error_code == INVALID_SESSION_TIMEOUT
+            sync = SyncGroupRequest(group_id="g", generation_id=1, member_id="m")  # no protocol
+            assert (await conn.send(sync, 5)).error_code == INCONSISTENT_GROUP_PROTOCOL
+            assert (await conn.send(sync, 4)).error_code == NOT_COORDINATOR
+            beat = HeartbeatRequest(group_id="", generation_id=1, member_id="m")
+            assert (await conn.send(beat)).error_code == INVALID_GROUP_ID
+            await conn.close()
+
+    run(scenario())
+
+
 def test_release_answers_the_parked_joins_not_coordinator_and_keeps_the_members():
     async def scenario():
         clock = ManualClock()
@@ -234,8 +258,7 @@ def test_release_answers_the_parked_joins_not_coordinator_and_keeps_the_members(
                 a.conn, b.conn = await client(second), await client(second)
                 answers = await asyncio.gather(a.join(), b.join())
                 assert {x.generation_id for x in answers} == {2}
-                for m in (a, b):
-                    await m.close()
+                await close_all(a, b)
 
     run(scenario())
 

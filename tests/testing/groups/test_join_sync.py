@@ -12,7 +12,6 @@ from kafka_meta_proto.testing.groups import (
     COMPLETING_REBALANCE,
     STABLE,
     GroupCoordinator,
-    ManualClock,
 )
 from testing.groups.loopback import (
     GROUP_MAX_SIZE_REACHED,
@@ -27,6 +26,8 @@ from testing.groups.loopback import (
     Member,
     run,
     serving,
+    serving_manually,
+    close_all,
     settle,
     stable_group,
 )
@@ -89,8 +90,7 @@ def test_followers_wait_in_sync_until_the_leader_brings_the_assignment():
             # in Stable, a SyncGroup answers the member's assignment at once
             again = await followers[0].sync()
             assert again.assignment == assignment[followers[0].member_id]
-            for m in members:
-                await m.close()
+            await close_all(*members)
 
     run(scenario())
 
@@ -114,8 +114,7 @@ def test_the_protocol_is_chosen_by_vote_among_those_every_member_supports():
             d = await Member.open(server, "g", "d")
             refused = await d.join(("cooperative-sticky",))
             assert refused.error_code == INCONSISTENT_GROUP_PROTOCOL
-            for m in (a, b, c, d):
-                await m.close()
+            await close_all(a, b, c, d)
 
     run(scenario())
 
@@ -134,16 +133,14 @@ def test_a_member_coming_triggers_a_rebalance_and_everyone_rejoins_in_a_new_gene
             assert {a.generation_id for a in answers} == {2}
             assert {a.error_code for a in answers} == {NONE}
             assert len(groups.group("g").members) == 3
-            for m in (first, second, newcomer):
-                await m.close()
+            await close_all(first, second, newcomer)
 
     run(scenario())
 
 
 def test_members_that_do_not_rejoin_are_dropped_at_the_rebalance_timeout():
     async def scenario():
-        clock = ManualClock()
-        async with serving(GroupCoordinator(clock=clock)) as (groups, server):
+        async with serving_manually() as (groups, server, clock):
             options = {"session_ms": 60_000, "rebalance_ms": 30_000}
             stayer, leaver = await stable_group(server, "g", 2, clock, **options)
             rejoining = asyncio.ensure_future(stayer.join())
@@ -156,8 +153,7 @@ def test_members_that_do_not_rejoin_are_dropped_at_the_rebalance_timeout():
             assert answer.error_code == NONE and answer.generation_id == 2
             assert [m.member_id for m in answer.members] == [stayer.member_id]
             assert await leaver.heartbeat() == UNKNOWN_MEMBER_ID
-            for m in (stayer, leaver):
-                await m.close()
+            await close_all(stayer, leaver)
 
     run(scenario())
 
@@ -174,8 +170,7 @@ def test_a_stable_follower_rejoining_with_the_same_metadata_gets_the_current_gen
             leader = next(m for m in members if m.leader)
             answers = await asyncio.gather(follower.join(metadata=b"new"), leader.join())
             assert {a.generation_id for a in answers} == {2}
-            for m in members:
-                await m.close()
+            await close_all(*members)
 
     run(scenario())
 
@@ -197,7 +192,6 @@ def test_join_and_sync_errors():
             assert (await only.sync(generation=7)).error_code == ILLEGAL_GENERATION
             full = await Member.open(server, "g", "second")
             assert (await full.join()).error_code == GROUP_MAX_SIZE_REACHED
-            for member in (m, ghost, only, full):
-                await member.close()
+            await close_all(m, ghost, only, full)
 
     run(scenario())

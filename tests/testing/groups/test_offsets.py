@@ -10,7 +10,7 @@ import pytest
 
 from kafka_meta_proto import message_class
 from kafka_meta_proto.kraft.image import MetadataImage
-from kafka_meta_proto.testing.groups import EMPTY, GroupCoordinator, ManualClock
+from kafka_meta_proto.testing.groups import EMPTY, GroupCoordinator
 from kafka_meta_proto.uuid import Uuid
 from testing.groups.loopback import (
     GROUP_ID_NOT_FOUND,
@@ -28,6 +28,8 @@ from testing.groups.loopback import (
     client,
     run,
     serving,
+    serving_manually,
+    close_all,
     settle,
     stable_group,
 )
@@ -115,8 +117,7 @@ def fetched(group_answer) -> dict:
 @pytest.mark.parametrize("version", [2, 5, 7, 8, 9])  # aiokafka v2, kafka-python v8
 def test_members_commit_in_their_generation_and_nobody_else_does(version):
     async def scenario():
-        clock = ManualClock()
-        async with serving(GroupCoordinator(clock=clock)) as (groups, server):
+        async with serving_manually() as (groups, server, clock):
             a, b = await stable_group(server, "g", 2, clock)
             conn = a.conn
             ok = await conn.send(
@@ -149,16 +150,14 @@ def test_members_commit_in_their_generation_and_nobody_else_does(version):
             clock.advance(9_000)
             assert a.member_id in groups.group("g").members
             assert groups.committed("g", "t", 0).offset == 12
-            for m in (a, b):
-                await m.close()
+            await close_all(a, b)
 
     run(scenario())
 
 
 def test_commits_while_the_group_completes_a_rebalance_are_refused():
     async def scenario():
-        clock = ManualClock()
-        async with serving(GroupCoordinator(clock=clock)) as (groups, server):
+        async with serving_manually() as (groups, server, clock):
             m = await Member.open(server, "g")
             joining = asyncio.ensure_future(m.join())
             await settle(lambda: getattr(groups.group("g"), "members", None))
@@ -285,8 +284,7 @@ def test_topics_are_checked_against_the_brokers_image_and_ids_resolved_from_it()
 
 def test_a_static_member_commits_with_its_instance_id():
     async def scenario():
-        clock = ManualClock()
-        async with serving(GroupCoordinator(clock=clock)) as (groups, server):
+        async with serving_manually() as (groups, server, clock):
             m = await Member.open(server, "g", instance="i-1")
             joining = asyncio.ensure_future(m.join())
             await settle(lambda: getattr(groups.group("g"), "members", None))

@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from kafka_meta_proto.testing.groups import EMPTY, STABLE, GroupCoordinator, ManualClock
+from kafka_meta_proto.testing.groups import EMPTY, STABLE
 from testing.groups.loopback import (
     ILLEGAL_GENERATION,
     INVALID_GROUP_ID,
@@ -19,22 +19,17 @@ from testing.groups.loopback import (
     LeaveGroupRequest,
     Member,
     run,
-    serving,
+    serving_manually,
+    close_all,
     settle,
     stable_group,
 )
 
 
-def manual() -> tuple[GroupCoordinator, ManualClock]:
-    clock = ManualClock()
-    return GroupCoordinator(clock=clock), clock
-
-
 @pytest.mark.parametrize("version", [0, 1, 3, 4])  # aiokafka sends v1, kafka-python v4
 def test_heartbeat_answers_by_state_generation_and_member(version):
     async def scenario():
-        groups, clock = manual()
-        async with serving(groups) as (_, server):
+        async with serving_manually() as (groups, server, clock):
             a, b = await stable_group(server, "g", 2, clock)
             assert await a.heartbeat(version) == NONE
             assert await a.heartbeat(version, generation=0) == ILLEGAL_GENERATION
@@ -53,16 +48,14 @@ def test_heartbeat_answers_by_state_generation_and_member(version):
             # in CompletingRebalance the new generation heartbeats, the old one is refused
             assert await b.heartbeat(version) == NONE and b.generation == 2
             assert await b.heartbeat(version, generation=1) == ILLEGAL_GENERATION
-            for m in (a, b, stranger, elsewhere, empty):
-                await m.close()
+            await close_all(a, b, stranger, elsewhere, empty)
 
     run(scenario())
 
 
 def test_a_member_whose_session_runs_out_is_removed_and_the_group_rebalances():
     async def scenario():
-        groups, clock = manual()
-        async with serving(groups) as (_, server):
+        async with serving_manually() as (groups, server, clock):
             alive, silent = await stable_group(server, "g", 2, clock)
             for _ in range(2):  # heartbeats keep one session going
                 clock.advance(4_000)
@@ -81,16 +74,14 @@ def test_a_member_whose_session_runs_out_is_removed_and_the_group_rebalances():
             clock.advance(10_000)  # and then the last one's
             await settle(lambda: groups.group("g").state == EMPTY)
             assert groups.group("g").generation_id == 3 and not groups.group("g").members
-            for m in (alive, silent):
-                await m.close()
+            await close_all(alive, silent)
 
     run(scenario())
 
 
 def test_a_member_id_handed_out_expires_if_nobody_joins_with_it():
     async def scenario():
-        groups, clock = manual()
-        async with serving(groups) as (_, server):
+        async with serving_manually() as (groups, server, clock):
             m = await Member.open(server, "g")
             assert (await m.join_once()).error_code == MEMBER_ID_REQUIRED
             assert groups.group("g").pending_join == {m.member_id}
@@ -105,8 +96,7 @@ def test_a_member_id_handed_out_expires_if_nobody_joins_with_it():
 @pytest.mark.parametrize("version", [0, 1, 2, 3, 5])
 def test_a_member_leaving_is_removed_and_the_others_rebalance(version):
     async def scenario():
-        groups, clock = manual()
-        async with serving(groups) as (_, server):
+        async with serving_manually() as (groups, server, clock):
             stays, goes = await stable_group(server, "g", 2, clock)
             left = await goes.leave(version)
             assert left.error_code == NONE
@@ -123,16 +113,14 @@ def test_a_member_leaving_is_removed_and_the_others_rebalance(version):
                 assert [x.error_code for x in again.members] == [UNKNOWN_MEMBER_ID]
             assert (await stays.leave(version)).error_code == NONE
             assert groups.group("g").state == EMPTY
-            for m in (stays, goes):
-                await m.close()
+            await close_all(stays, goes)
 
     run(scenario())
 
 
 def test_leave_group_batched_members_by_member_id_and_by_instance_id():
     async def scenario():
-        groups, clock = manual()
-        async with serving(groups) as (_, server):
+        async with serving_manually() as (groups, server, clock):
             members = await stable_group(server, "g", 3, clock)
             static = await Member.open(server, "g", "static", instance="instance-1")
             rejoins = [asyncio.ensure_future(m.join()) for m in members]
@@ -161,16 +149,14 @@ def test_leave_group_batched_members_by_member_id_and_by_instance_id():
                 LeaveGroupRequest(group_id="gone", members=[identity(member_id="x")])
             )
             assert [x.error_code for x in unknown.members] == [UNKNOWN_MEMBER_ID]
-            for m in (*members, static):
-                await m.close()
+            await close_all(*members, static)
 
     run(scenario())
 
 
 def test_a_member_leaving_while_others_are_parked_in_join_completes_the_rebalance():
     async def scenario():
-        groups, clock = manual()
-        async with serving(groups) as (_, server):
+        async with serving_manually() as (groups, server, clock):
             a, b = await stable_group(server, "g", 2, clock)
             rejoining = asyncio.ensure_future(a.join())
             await settle(lambda: groups.group("g").state == "PreparingRebalance")
@@ -179,7 +165,6 @@ def test_a_member_leaving_while_others_are_parked_in_join_completes_the_rebalanc
             assert answer.generation_id == 2 and [m.member_id for m in answer.members] == [
                 a.member_id
             ]
-            for m in (a, b):
-                await m.close()
+            await close_all(a, b)
 
     run(scenario())

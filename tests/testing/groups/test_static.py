@@ -8,14 +8,15 @@ import asyncio
 
 import pytest
 
-from kafka_meta_proto.testing.groups import STABLE, GroupCoordinator, ManualClock
+from kafka_meta_proto.testing.groups import STABLE
 from testing.groups.loopback import (
     FENCED_INSTANCE_ID,
     NONE,
     UNKNOWN_MEMBER_ID,
     Member,
     run,
-    serving,
+    serving_manually,
+    close_all,
     settle,
     stable_group,
 )
@@ -41,8 +42,7 @@ async def static_pair(server, clock, version=None):
 @pytest.mark.parametrize("version", [5, 7, 9])
 def test_a_static_member_coming_back_replaces_its_old_id_without_a_rebalance(version):
     async def scenario():
-        clock = ManualClock()
-        async with serving(GroupCoordinator(clock=clock)) as (groups, server):
+        async with serving_manually() as (groups, server, clock):
             a, b = await static_pair(server, clock, version)
             assert a.member_id.startswith("instance-a-")  # an instance's ids carry its name
             old_id, leader_before = a.member_id, groups.group("g").leader_id
@@ -67,16 +67,14 @@ def test_a_static_member_coming_back_replaces_its_old_id_without_a_rebalance(ver
             assert await a.heartbeat() == FENCED_INSTANCE_ID
             assert (await a.sync()).error_code == FENCED_INSTANCE_ID
             assert await b.heartbeat() == NONE
-            for m in (a, b, back):
-                await m.close()
+            await close_all(a, b, back)
 
     run(scenario())
 
 
 def test_a_static_member_parked_in_join_is_fenced_when_its_instance_comes_back():
     async def scenario():
-        clock = ManualClock()
-        async with serving(GroupCoordinator(clock=clock)) as (groups, server):
+        async with serving_manually() as (groups, server, clock):
             a, b = await static_pair(server, clock)
             parked = asyncio.ensure_future(a.join(metadata=b"changed"))
             await settle(lambda: groups.group("g").state == "PreparingRebalance")
@@ -87,16 +85,14 @@ def test_a_static_member_parked_in_join_is_fenced_when_its_instance_comes_back()
             await b.join()
             answer = await joining
             assert answer.error_code == NONE and answer.generation_id == 2
-            for m in (a, b, back):
-                await m.close()
+            await close_all(a, b, back)
 
     run(scenario())
 
 
 def test_a_static_member_missing_a_rebalance_stays_until_its_session_ends():
     async def scenario():
-        clock = ManualClock()
-        async with serving(GroupCoordinator(clock=clock)) as (groups, server):
+        async with serving_manually() as (groups, server, clock):
             a, b = await static_pair(server, clock)
             dynamic = await Member.open(server, "g", "dynamic", rebalance_ms=1_000)
             joining = asyncio.ensure_future(dynamic.join())
@@ -110,21 +106,18 @@ def test_a_static_member_missing_a_rebalance_stays_until_its_session_ends():
             clock.advance(60_000)  # its session of 60 s (from the new generation) runs out
             assert a.member_id not in groups.group("g").members
             assert await a.heartbeat() == UNKNOWN_MEMBER_ID
-            for m in (a, b, dynamic):
-                await m.close()
+            await close_all(a, b, dynamic)
 
     run(scenario())
 
 
 def test_a_static_member_with_an_unknown_instance_or_a_wrong_member_id_is_refused():
     async def scenario():
-        clock = ManualClock()
-        async with serving(GroupCoordinator(clock=clock)) as (groups, server):
+        async with serving_manually() as (groups, server, clock):
             (member,) = await stable_group(server, "g", 1, clock)
             wrong = await Member.open(server, "g", instance="instance-x")
             wrong.member_id, wrong.generation = member.member_id, 1
             assert await wrong.heartbeat() == UNKNOWN_MEMBER_ID  # no such instance
-            for m in (member, wrong):
-                await m.close()
+            await close_all(member, wrong)
 
     run(scenario())

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...error_codes import ErrorCode
-from .rebalance import Rebalancer
+from .rebalance import GroupSettings, Rebalancer
 from .state import (
     COMPLETING_REBALANCE,
     DEAD,
@@ -55,12 +55,9 @@ class JoinRequest:
 
 def join_group(engine: Rebalancer, request: JoinRequest, answer: JoinWaiter) -> None:
     """Join ``request``'s member; ``answer`` is called once, now or when the join completes."""
-    settings = engine.settings
-    if not request.group_id:
-        return answer(error_answer(ErrorCode.INVALID_GROUP_ID, request.member_id))
-    timeout = request.session_timeout_ms
-    if not settings.min_session_timeout_ms <= timeout <= settings.max_session_timeout_ms:
-        return answer(error_answer(ErrorCode.INVALID_SESSION_TIMEOUT, request.member_id))
+    invalid = invalid_join(engine.settings, request.group_id, request.session_timeout_ms)
+    if invalid is not None:
+        return answer(error_answer(invalid, request.member_id))
     unknown = request.member_id == UNKNOWN_MEMBER
     group = engine.groups.get(request.group_id)
     if group is None:
@@ -79,6 +76,17 @@ def join_group(engine: Rebalancer, request: JoinRequest, answer: JoinWaiter) -> 
         _add_member(engine, group, request, request.member_id, answer)
     else:
         _join_existing(engine, group, request, answer)
+
+
+def invalid_join(
+    settings: GroupSettings, group_id: str, session_timeout_ms: int
+) -> ErrorCode | None:
+    """What Kafka refuses before the group is looked at (or its coordinator found)."""
+    if not group_id:
+        return ErrorCode.INVALID_GROUP_ID
+    if not settings.min_session_timeout_ms <= session_timeout_ms <= settings.max_session_timeout_ms:
+        return ErrorCode.INVALID_SESSION_TIMEOUT
+    return None
 
 
 def error_answer(error: ErrorCode, member_id: str) -> JoinAnswer:

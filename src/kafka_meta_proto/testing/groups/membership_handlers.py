@@ -21,7 +21,7 @@ from ...messages.leave_group_response import LeaveGroupResponse, MemberResponse
 from ...messages.sync_group_request import SyncGroupRequest
 from ...messages.sync_group_response import SyncGroupResponse
 from ...server import RequestContext
-from .joining import JoinRequest, join_group
+from .joining import JoinRequest, error_answer, invalid_join, join_group
 from .membership import SyncRequest, heartbeat, leave_group, sync_group
 from .service import NOT_COORDINATOR, BrokerGroups, client_host
 from .state import JoinAnswer, SyncAnswer
@@ -36,6 +36,9 @@ async def handle_join(groups: BrokerGroups, request: RequestContext) -> Message:
     body = request.body
     assert isinstance(body, JoinGroupRequest)
     version = request.api_version
+    invalid = invalid_join(groups.engine.settings, body.group_id, body.session_timeout_ms)
+    if invalid is not None:
+        return join_response(error_answer(invalid, body.member_id), version)
     if not groups.is_coordinator(body.group_id):
         return join_response(JoinAnswer(error=NOT_COORDINATOR), version)
     join = JoinRequest(
@@ -52,6 +55,11 @@ async def handle_join(groups: BrokerGroups, request: RequestContext) -> Message:
     )
     answer = await groups.wait_for(partial(join_group, groups.engine, join))
     return join_response(answer or JoinAnswer(error=NOT_COORDINATOR), version)
+
+
+def elsewhere(groups: BrokerGroups, group_id: str) -> bool:
+    """NOT_COORDINATOR, after Kafka's check of the group id itself (empty: INVALID_GROUP_ID)."""
+    return bool(group_id) and not groups.is_coordinator(group_id)
 
 
 def join_response(answer: JoinAnswer, version: int) -> JoinGroupResponse:
@@ -75,12 +83,12 @@ def join_response(answer: JoinAnswer, version: int) -> JoinGroupResponse:
 async def handle_sync(groups: BrokerGroups, request: RequestContext) -> Message:
     body = request.body
     assert isinstance(body, SyncGroupRequest)
-    if not groups.is_coordinator(body.group_id):
-        return sync_response(SyncAnswer(error=NOT_COORDINATOR))
     if request.api_version >= FIRST_MANDATORY_SYNC_PROTOCOL and (
         body.protocol_type is None or body.protocol_name is None
     ):
         return sync_response(SyncAnswer(error=INCONSISTENT_GROUP_PROTOCOL))
+    if elsewhere(groups, body.group_id):
+        return sync_response(SyncAnswer(error=NOT_COORDINATOR))
     sync = SyncRequest(
         group_id=body.group_id,
         generation_id=body.generation_id,
@@ -106,7 +114,7 @@ def sync_response(answer: SyncAnswer) -> SyncGroupResponse:
 async def handle_heartbeat(groups: BrokerGroups, request: RequestContext) -> Message:
     body = request.body
     assert isinstance(body, HeartbeatRequest)
-    if not groups.is_coordinator(body.group_id):
+    if elsewhere(groups, body.group_id):
         return HeartbeatResponse(error_code=NOT_COORDINATOR)
     error = heartbeat(
         groups.engine, body.group_id, body.member_id, body.group_instance_id, body.generation_id
@@ -118,7 +126,7 @@ async def handle_leave(groups: BrokerGroups, request: RequestContext) -> Message
     body = request.body
     assert isinstance(body, LeaveGroupRequest)
     batched = request.api_version >= FIRST_BATCHED_LEAVE
-    if not groups.is_coordinator(body.group_id):
+    if elsewhere(groups, body.group_id):
         return LeaveGroupResponse(error_code=NOT_COORDINATOR)
     if batched:
         leaving = [(m.member_id, m.group_instance_id) for m in body.members]
