@@ -3,7 +3,8 @@
 // compare a fake cluster's answers with a real one's. Run in Java's source-file mode:
 //   java -cp <kafka-clients and its dependencies> tools/java/ClientJudge.java COMMAND ARGS...
 // Commands:
-//   produce BOOTSTRAP TOPIC N COMPRESSION      idempotent producer, acks=all: "acked P O VALUE"
+//   produce BOOTSTRAP TOPIC N CODEC[,CODEC...] an idempotent producer per codec, acks=all, N
+//                                              records each: "acked P O VALUE"
 //   assign BOOTSTRAP TOPIC N                   consumer with assign() from the beginning: "record P O VALUE"
 //   group BOOTSTRAP TOPIC GROUP N SECONDS      consumer in a group until N records or SECONDS
 //                                              idle, committing as it goes: "record P O VALUE",
@@ -24,7 +25,11 @@ import org.apache.kafka.common.serialization.*;
 public class ClientJudge {
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
-            case "produce" -> produce(args[1], args[2], Integer.parseInt(args[3]), args[4]);
+            case "produce" -> {
+                for (String codec : args[4].split(",")) {
+                    produce(args[1], args[2], Integer.parseInt(args[3]), codec);
+                }
+            }
             case "assign" -> assign(args[1], args[2], Integer.parseInt(args[3]));
             case "group" -> group(args[1], args[2], args[3], Integer.parseInt(args[4]),
                     Integer.parseInt(args[5]));
@@ -48,11 +53,11 @@ public class ClientJudge {
                      new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             List<Future<RecordMetadata>> sent = new ArrayList<>();
             for (int i = 0; i < n; i++) {
-                sent.add(producer.send(new ProducerRecord<>(topic, "key " + i, "value " + i)));
+                sent.add(producer.send(new ProducerRecord<>(topic, "key " + i, compression + " " + i)));
             }
             for (int i = 0; i < n; i++) {
                 RecordMetadata m = sent.get(i).get(60, TimeUnit.SECONDS);
-                System.out.println("acked\t" + m.partition() + "\t" + m.offset() + "\tvalue " + i);
+                System.out.println("acked\t" + m.partition() + "\t" + m.offset() + "\t" + compression + " " + i);
             }
         }
     }
