@@ -63,10 +63,15 @@ async def handle_fetch(broker: Broker, request: RequestContext) -> Message:
                 or any(a.error_code for _, a in answers) or not broker.running):  # fmt: skip
             break
         await broker.wait_for_change(waiting)
-    if session is not None:
+    if session is not None:  # what the session last answered, remembered; news only if incremental
         answers = [(key, a) for key, a in answers
-                   if session.partitions[key].has_news(a) or not incremental]  # fmt: skip
+                   if _has_news(session, key, a) or not incremental]  # fmt: skip
     return respond(broker, answers, by_id, session, request.api_version)
+
+
+def _has_news(session: FetchSession, key: PartitionKey, answer: Any) -> bool:
+    cached = session.partitions.get(key)  # None: forgotten by a later request meanwhile
+    return cached is not None and cached.has_news(answer)
 
 
 def requested(body: Any, by_id: bool) -> dict[PartitionKey, CachedPartition]:

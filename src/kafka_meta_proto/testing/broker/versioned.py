@@ -7,15 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...message import Message
 from ...server import RequestContext
-
-if TYPE_CHECKING:
-    from .broker import Broker
-
-BrokerHandler = Callable[["Broker", RequestContext], Awaitable["Message | None"]]
 
 
 def fit_to_version(value: Any, version: int) -> Any:
@@ -33,9 +28,12 @@ def fit_to_version(value: Any, version: int) -> Any:
     return value
 
 
-def serve(broker: Broker, request_class: type[Message], handler: BrokerHandler,
+def serve(broker: Any, request_class: type[Message],
+          handler: Callable[[Any, RequestContext], Awaitable[Message | None]],
           versions: tuple[int, int] | None = None) -> None:  # fmt: skip
-    """Register ``handler(broker, request)`` for ``request_class``, its answers fitted."""
+    """Register ``handler(broker, request)`` on ``broker.server`` for ``request_class``, its
+    answers fitted (``broker``: a ``broker.Broker``, left untyped here to keep the two modules
+    apart)."""
     bound = partial(handler, broker)
 
     async def answer(request: RequestContext) -> Message | None:
