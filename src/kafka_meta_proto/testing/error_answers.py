@@ -25,6 +25,8 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "name": ("topic",),
     "topic": ("name",),
 }
+# The value of a field that may not be null at the version answered, by its schema type.
+EMPTY: dict[str, Any] = {"string": "", "bytes": b"", "records": b""}
 # Fields copied from the request: the ones that say which thing an entry answers for.
 IDENTIFYING = {"name", "topic", "topic_id", "partition_index", "partition", "index", "group_id",
                "member_id", "group_instance_id", "key", "transactional_id", "resource_name",
@@ -64,7 +66,15 @@ def _mirror(cls: type[Message], request: Message | None, version: int, error_cod
             found, value = _request_value(request, field.name)
             if found and not isinstance(value, list):
                 values[field.name] = value
-    return cls(**values)
+    answer = cls(**values)
+    for field in _present(cls, version):  # a null the version cannot carry (a name the request
+        if getattr(answer, field.name) is None and not _nullable(field, version):  # left out)
+            setattr(answer, field.name, EMPTY.get(field.type))
+    return answer
+
+
+def _nullable(field: FieldInfo, version: int) -> bool:
+    return field.nullable is not None and field.nullable[0] <= version <= field.nullable[1]
 
 
 def _matching_entries(struct: type[Message], request: Message | None, version: int) -> list[Any]:

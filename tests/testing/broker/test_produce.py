@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafka_meta_proto.client import connect
+from kafka_meta_proto.client import ConnectionClosed, connect
 from kafka_meta_proto.error_codes import ErrorCode
 from kafka_meta_proto.log import CompressionType, SegmentReader, list_segments
 from kafka_meta_proto.log.header import TimestampType
@@ -62,6 +62,19 @@ def test_acks_zero_gets_no_answer_and_the_records_are_written(tmp_path):
             await setup.conn.send_oneway(request)
             answer = await produce(setup, "events", 0, batch([b"y"]), acks=-1)
             assert answer.base_offset == 1
+
+    run(main())
+
+
+def test_a_refused_acks_zero_produce_closes_the_connection(tmp_path):
+    async def main():
+        async with one_broker(tmp_path) as setup:
+            request = ProduceRequest(acks=0, topic_data=[ProduceRequest.TopicProduceData(
+                name="events", topic_id=setup.topic_id("events"),
+                partition_data=[ProduceRequest.PartitionProduceData(index=7, records=batch([b"x"]))])])  # fmt: skip
+            await setup.conn.send_oneway(request)
+            with pytest.raises(ConnectionClosed):
+                await produce(setup, "events", 0, batch([b"y"]), acks=-1)
 
     run(main())
 

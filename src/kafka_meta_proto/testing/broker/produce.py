@@ -8,8 +8,8 @@ checks (``producer_state``) and the append, copied to the followers before the a
 acks other than 0, 1 or -1 is INVALID_REQUIRED_ACKS for every partition.
 
 A refused partition answers base offset -1, log start offset -1, with the error message and the
-record errors from v8. acks=0 gets no answer at all; Kafka's broker would close the connection
-after an error there, this one only leaves the partition unwritten.
+record errors from v8. acks=0 gets no answer at all, and, as Kafka's broker does, a refused
+partition there closes the connection (the producer learns of the error by reconnecting).
 
 Transactions are not served (no transaction coordinator): a transactional batch is checked and
 written as an idempotent one.
@@ -24,7 +24,7 @@ from ...log.header import TimestampType
 from ...message import Message
 from ...messages.produce_request import ProduceRequest
 from ...messages.produce_response import ProduceResponse
-from ...server import RequestContext
+from ...server import CloseConnection, RequestContext
 from . import versioned
 from .batch_checks import BatchRefused, check_produced
 from .leadership import new_leader_nodes, node_endpoints, serve
@@ -60,6 +60,8 @@ async def handle_produce(broker: Broker, request: RequestContext) -> Message | N
         topics.append(ProduceResponse.TopicProduceResponse(
             name=topic_data.name, topic_id=topic_data.topic_id, partition_responses=answers))  # fmt: skip
     if body.acks == 0:
+        if any(a.error_code for t in topics for a in t.partition_responses):
+            raise CloseConnection("a Produce with acks=0 was refused")
         return None
     endpoints = node_endpoints(broker, new_leader_nodes(leaders), ProduceResponse.NodeEndpoint)
     return ProduceResponse(responses=topics, node_endpoints=endpoints if version >= 10 else [])
