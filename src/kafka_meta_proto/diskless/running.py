@@ -27,12 +27,8 @@ async def run_coordinator(
     """Serve until SIGTERM or SIGINT (or cancellation); ``announce(host, port)`` once listening."""
     with BatchCoordinator(data, partition, follow=follow) as coordinator:
         service = CoordinatorService(coordinator, Node(node_id, "", 0), leader)
-        async with service.server.listening(listen):
-            host, port = service.server.addresses[0]
-            service.node = Node(node_id, advertised_host or host, port)
-            if not coordinator.read_only:
-                service.leader = service.node
-            announce(host, port)
+        async with service.listening(listen, advertised_host):
+            announce(*service.server.addresses[0])
             await _until_stopped()
 
 

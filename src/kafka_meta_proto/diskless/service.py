@@ -15,6 +15,8 @@ AssignPartitionToBatchCoordinator (99) goes to the controller, so a coordinator 
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from ..diskless_messages import REGISTRY as DISKLESS_REGISTRY
@@ -56,7 +58,7 @@ class CoordinatorService:
     """Answers the wire for one coordinator; ``node`` is how it is advertised, ``leader`` (for
     a read-only one) where writes go."""
 
-    def __init__(self, coordinator: BatchCoordinator, node: Node, leader: Node | None = None):
+    def __init__(self, coordinator: BatchCoordinator, node: Node = Node(0, "", 0), leader: Node | None = None):
         self.coordinator = coordinator
         self.node = node
         self.leader = node if not coordinator.read_only else leader
@@ -64,6 +66,19 @@ class CoordinatorService:
         self.server.handle(10, self.find_coordinator, versions=(4, BATCH_KEY_VERSION))
         for api_key, call in wire.CALLS.items():
             self.server.handle(api_key, self._serving(call))
+
+    @contextlib.asynccontextmanager
+    async def listening(
+        self, address: tuple[str, int], advertised_host: str | None = None
+    ) -> AsyncIterator[CoordinatorService]:
+        """Listen on ``address``; FindCoordinator then names the port chosen (and
+        ``advertised_host``, else the host listened on)."""
+        async with self.server.listening(address):
+            host, port = self.server.addresses[0]
+            self.node = Node(self.node.node_id, advertised_host or host, port)
+            if not self.coordinator.read_only:
+                self.leader = self.node
+            yield self
 
     def _serving(self, call: wire.Call) -> object:
         async def handler(context: RequestContext) -> Message:
