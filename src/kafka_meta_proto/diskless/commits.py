@@ -32,7 +32,7 @@ TIMESTAMP_TYPES = (-1, 0, 1)  # none, create time, log-append time
 INT32_MAX = (1 << 31) - 1
 
 
-def partition_error(store: Store, tp: TopicIdPartition) -> ErrorCode | None:
+def partition_error(store: Store, tp: TopicIdPartition) -> int | None:
     """Why a partition cannot be used: an unknown topic id, or a partition it does not have."""
     if store.offsets(tp.topic_id, tp.partition) is not None:
         return None

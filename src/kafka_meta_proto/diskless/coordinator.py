@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Protocol
 
 from ..diskless_messages import REGISTRY as DISKLESS_REGISTRY
 from ..error_codes import ErrorCode
@@ -27,7 +28,7 @@ from ..message import Message
 from ..uuid import Uuid
 from . import reads
 from .commits import ObjectCommit, partition_error
-from .store import Store
+from .store import LogPosition, Store
 from .topic_log import LogAppender, LogTail, partition_dir
 from .types import HIGH_WATERMARK, CommitBatchRequest, CommitBatchResponse, CreateTopicAndPartitionsRequest
 from .types import DeleteRecordsRequest, DeleteRecordsResponse, FileToDelete, FindBatchRequest
@@ -40,6 +41,14 @@ ObjectsDeletedRecord = DISKLESS_REGISTRY.message_class("DisklessObjectsDeletedRe
 
 NOT_COORDINATOR = ErrorCode.NOT_COORDINATOR
 ObjectBatches = tuple[str, int, int, list[CommitBatchRequest]]  # key, uploader, size, batches
+Emit = Callable[[Message], None]  # applies a record and keeps it for the log
+Decide = Callable[[Emit], object]  # one write's decision: emits its records, returns its answer
+
+
+class Clock(Protocol):
+    """What gives the coordinator the time: milliseconds since the epoch."""
+
+    def __call__(self) -> int: ...
 
 
 def wall_clock_ms() -> int:
@@ -60,7 +69,7 @@ class BatchCoordinator:
         partition: int = 0,
         *,
         follow: Path | str | None = None,
-        clock: Callable[[], int] = wall_clock_ms,
+        clock: Clock = wall_clock_ms,
     ):
         self.data = Path(data)
         self.partition = partition
@@ -71,6 +80,8 @@ class BatchCoordinator:
         if not self.read_only:
             LogAppender.create_directory(self.log_dir)
         self.store = self._open_store()
+        self.reader = Store(state_file(self.data, partition))  # sees committed state only
+        self.failed: OSError | None = None
         self.tail = LogTail(self.log_dir, self.store.position())
         self.catch_up()
         self.appender = None if self.read_only else LogAppender(self.log_dir, self.tail.position)
@@ -109,6 +120,7 @@ class BatchCoordinator:
     def close(self) -> None:
         if self.appender is not None:
             self.appender.close()
+        self.reader.close()
         self.store.close()
 
     def __enter__(self) -> BatchCoordinator:
@@ -119,46 +131,94 @@ class BatchCoordinator:
 
     # -- the write path ------------------------------------------------------------------------
 
-    def _write(self, decide: Callable[[Callable[[Message], None]], object]) -> object:
-        """Run ``decide(emit)`` in a transaction; each record it emits is applied at once and
-        then appended, all in one fsynced batch, before the transaction commits."""
-        assert self.appender is not None
+    def begin_writes(self, decides: list[Decide]) -> tuple[list[object], LogPosition | None]:
+        """Open a transaction and run each ``decide(emit)`` in it; each record emitted is applied
+        at once, so later decisions see earlier ones. A decision that raises is undone alone (its
+        result is the exception). All records are appended as one batch, not yet fsynced; the
+        position after it (None: nothing to write, the transaction is closed) goes to
+        ``end_writes`` once the batch is synced."""
+        if self.failed is not None:
+            raise OSError(f"the coordinator's log failed earlier ({self.failed}); restart it")
         records: list[Message] = []
 
         def emit(record: Message) -> None:
             self.store.apply(record)
             records.append(record)
 
+        results: list[object] = []
         self.store.begin()
         try:
-            result = decide(emit)
+            for decide in decides:
+                results.append(self._decide_alone(decide, emit, records))
             if not records:
                 self.store.rollback()
-                return result
-            position = self.appender.append(records, self.clock())
+                return results, None
+            assert self.appender is not None  # a read-only coordinator's decisions emit nothing
+            return results, self.appender.append_unsynced(records, self.clock())
         except BaseException:
             self.store.rollback()
             raise
-        self.store.commit(position)
+
+    def _decide_alone(self, decide: Decide, emit: Emit, records: list[Message]) -> object:
+        before = len(records)
+        self.store.db.execute("SAVEPOINT decision")
+        try:
+            result = decide(emit)
+        except Exception as e:
+            self.store.db.execute("ROLLBACK TO decision")
+            del records[before:]
+            result = e
+        self.store.db.execute("RELEASE decision")
         return result
+
+    def sync(self) -> None:
+        """fsync the appended batch (a failure stops all writes until a restart: the log may
+        hold a batch the state does not)."""
+        assert self.appender is not None
+        try:
+            self.appender.sync()
+        except OSError as e:
+            self.failed = e
+            raise
+
+    def end_writes(self, position: LogPosition) -> None:
+        self.store.commit(position)
+
+    def abort_writes(self) -> None:
+        self.store.rollback()
+
+    def _write(self, decide: Decide) -> object:
+        """One decision: decide, append, fsync, commit, and only then return its answer."""
+        results, position = self.begin_writes([decide])
+        if position is not None:
+            try:
+                self.sync()
+            except BaseException:
+                self.abort_writes()
+                raise
+            self.end_writes(position)
+        if isinstance(results[0], Exception):
+            raise results[0]
+        return results[0]
 
     def _read(self) -> Store:
         if self.read_only:
             self.catch_up()
-        return self.store
+        return self.reader
 
-    # -- the plugin interface ------------------------------------------------------------------
+    # -- the plugin interface: each write is a decision, run by _write (or a group commit) -----
 
     def create_topic_and_partitions(
         self, requests: Iterable[CreateTopicAndPartitionsRequest]
-    ) -> list[ErrorCode]:
+    ) -> list[int]:
         """Create the topics' partitions (more partitions for a known topic add the missing
         ones; the same count again changes nothing; fewer is INVALID_PARTITIONS)."""
-        requests = list(requests)
-        if self.read_only:
-            return [NOT_COORDINATOR] * len(requests)
+        return self._write(self.create_decision(list(requests)))  # type: ignore[return-value]
 
-        def decide(emit: Callable[[Message], None]) -> list[ErrorCode]:
+    def create_decision(self, requests: list[CreateTopicAndPartitionsRequest]) -> Decide:
+        def decide(emit: Emit) -> list[int]:
+            if self.read_only:
+                return [NOT_COORDINATOR] * len(requests)
             errors = []
             for request in requests:
                 known = self.store.num_partitions(request.topic_id) or 0
@@ -173,7 +233,7 @@ class BatchCoordinator:
                 errors.append(ErrorCode.NONE)
             return errors
 
-        return self._write(decide)  # type: ignore[return-value]
+        return decide
 
     def commit_file(
         self, object_key: str, uploader_broker_id: int, file_size: int, batches: list[CommitBatchRequest]
@@ -184,10 +244,12 @@ class BatchCoordinator:
     def commit_files(self, objects: list[ObjectBatches]) -> list[list[CommitBatchResponse]]:
         """Commit several objects in one log batch, in order; one answer list per object. An
         object key committed before is refused whole (INVALID_REQUEST): a key names one upload."""
-        if self.read_only:
-            return [[CommitBatchResponse(NOT_COORDINATOR)] * len(b) for _, _, _, b in objects]
+        return self._write(self.commit_decision(objects))  # type: ignore[return-value]
 
-        def decide(emit: Callable[[Message], None]) -> list[list[CommitBatchResponse]]:
+    def commit_decision(self, objects: list[ObjectBatches]) -> Decide:
+        def decide(emit: Emit) -> list[list[CommitBatchResponse]]:
+            if self.read_only:
+                return [[CommitBatchResponse(NOT_COORDINATOR)] * len(b) for _, _, _, b in objects]
             answers = []
             for key, uploader, size, batches in objects:
                 if not key or self.store.object_exists(key) or size < 0:
@@ -198,7 +260,7 @@ class BatchCoordinator:
                 emit(commit.record())
             return answers
 
-        return self._write(decide)  # type: ignore[return-value]
+        return decide
 
     def find_batches(self, requests: list[FindBatchRequest], fetch_max_bytes: int) -> list[FindBatchResponse]:
         return reads.find_batches(self._read(), requests, fetch_max_bytes)
@@ -211,15 +273,17 @@ class BatchCoordinator:
         """Move each partition's log start offset up to the offset given (-1: the high
         watermark); batches wholly below it go, and objects left without a live batch are soft
         deleted. An offset above the high watermark is OFFSET_OUT_OF_RANGE."""
-        if self.read_only:
-            return [DeleteRecordsResponse(NOT_COORDINATOR)] * len(requests)
+        return self._write(self.delete_records_decision(requests))  # type: ignore[return-value]
 
-        def decide(emit: Callable[[Message], None]) -> list[DeleteRecordsResponse]:
+    def delete_records_decision(self, requests: list[DeleteRecordsRequest]) -> Decide:
+        def decide(emit: Emit) -> list[DeleteRecordsResponse]:
+            if self.read_only:
+                return [DeleteRecordsResponse(NOT_COORDINATOR)] * len(requests)
             return [self._delete_records(request, emit) for request in requests]
 
-        return self._write(decide)  # type: ignore[return-value]
+        return decide
 
-    def _delete_records(self, request: DeleteRecordsRequest, emit: Callable[[Message], None]) -> DeleteRecordsResponse:
+    def _delete_records(self, request: DeleteRecordsRequest, emit: Emit) -> DeleteRecordsResponse:
         tp = request.topic_id_partition
         error = partition_error(self.store, tp)
         if error is not None:
@@ -233,17 +297,18 @@ class BatchCoordinator:
             log_start = offset
         return DeleteRecordsResponse(ErrorCode.NONE, log_start)
 
-    def _move_log_start(self, tp: TopicIdPartition, offset: int, emit: Callable[[Message], None]) -> None:
+    def _move_log_start(self, tp: TopicIdPartition, offset: int, emit: Emit) -> None:
         emit(LogStartOffsetRecord(topic_id=tp.topic_id, partition_index=tp.partition,
                                   log_start_offset=offset, changed_at=self.clock()))  # fmt: skip
 
-    def delete_topics(self, topic_ids: Iterable[Uuid]) -> list[ErrorCode]:
+    def delete_topics(self, topic_ids: Iterable[Uuid]) -> list[int]:
         """Remove topics with their partitions and batches (UNKNOWN_TOPIC_ID for one not known)."""
-        topic_ids = list(topic_ids)
-        if self.read_only:
-            return [NOT_COORDINATOR] * len(topic_ids)
+        return self._write(self.delete_topics_decision(list(topic_ids)))  # type: ignore[return-value]
 
-        def decide(emit: Callable[[Message], None]) -> list[ErrorCode]:
+    def delete_topics_decision(self, topic_ids: list[Uuid]) -> Decide:
+        def decide(emit: Emit) -> list[int]:
+            if self.read_only:
+                return [NOT_COORDINATOR] * len(topic_ids)
             errors = []
             for topic_id in topic_ids:
                 if self.store.num_partitions(topic_id) is None:
@@ -253,7 +318,7 @@ class BatchCoordinator:
                 errors.append(ErrorCode.NONE)
             return errors
 
-        return self._write(decide)  # type: ignore[return-value]
+        return decide
 
     def enforce_retention(self, tp: TopicIdPartition, retention_ms: int, retention_bytes: int) -> int:
         """Drop the oldest batches of a partition while any is older than ``retention_ms`` or the
@@ -262,7 +327,7 @@ class BatchCoordinator:
         if self.read_only:
             raise PermissionError("a read-only batch coordinator does not enforce retention")
 
-        def decide(emit: Callable[[Message], None]) -> int:
+        def decide(emit: Emit) -> int:
             offsets = self.store.offsets(tp.topic_id, tp.partition)
             if offsets is None:
                 raise KeyError(f"no diskless partition {tp}")
@@ -289,9 +354,10 @@ class BatchCoordinator:
         ignored: an object still in use is never forgotten)."""
         if self.read_only:
             raise PermissionError("a read-only batch coordinator does not delete files")
-        keys = sorted({key for key in object_keys if self.store.is_soft_deleted(key)})
+        asked = set(object_keys)
 
-        def decide(emit: Callable[[Message], None]) -> None:
+        def decide(emit: Emit) -> None:
+            keys = sorted(key for key in asked if self.store.is_soft_deleted(key))
             if keys:
                 emit(ObjectsDeletedRecord(object_keys=keys))
 

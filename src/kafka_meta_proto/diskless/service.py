@@ -1,6 +1,6 @@
 """A batch coordinator served over the wire: a ``Server`` of the diskless registry answering
 FindCoordinator (v4-v7; key type BATCH, 3, from v7) and the RPCs 93-98 from one
-``BatchCoordinator``.
+``BatchCoordinator``, its writes committed in groups (``group_commit``).
 
 FindCoordinator with key type BATCH takes keys ``operation:topicId:partition`` (``read`` or
 ``write``, Kafka's base64 topic id, a partition index). This coordinator owns every diskless
@@ -26,6 +26,7 @@ from ..server import RequestContext, Server
 from ..uuid import Uuid
 from . import wire
 from .coordinator import BatchCoordinator
+from .group_commit import GroupCommitter
 
 FindCoordinatorResponse = DISKLESS_REGISTRY.message_class("FindCoordinatorResponse")
 Coordinator = FindCoordinatorResponse.Coordinator
@@ -62,6 +63,7 @@ class CoordinatorService:
         self.coordinator = coordinator
         self.node = node
         self.leader = node if not coordinator.read_only else leader
+        self.writes = GroupCommitter(coordinator)
         self.server = Server(registry=DISKLESS_REGISTRY)
         self.server.handle(10, self.find_coordinator, versions=(4, BATCH_KEY_VERSION))
         for api_key, call in wire.CALLS.items():
@@ -82,7 +84,7 @@ class CoordinatorService:
 
     def _serving(self, call: wire.Call) -> object:
         async def handler(context: RequestContext) -> Message:
-            return call(self.coordinator, context.body)
+            return await call(self.coordinator, self.writes.write, context.body)
 
         return handler
 
@@ -94,7 +96,7 @@ class CoordinatorService:
         ])  # fmt: skip
 
     def _coordinator_for(self, key: str, key_type: int, version: int) -> Message:
-        def refused(error: ErrorCode, why: str) -> Message:
+        def refused(error: int, why: str) -> Message:
             return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=error, error_message=why)
 
         if key_type != BATCH_KEY_TYPE:

@@ -127,12 +127,20 @@ class LogAppender:
 
     def append(self, records: list[Message], timestamp: int) -> LogPosition:
         """Write ``records`` as one batch, fsync it, and return the position after it."""
+        position = self.append_unsynced(records, timestamp)
+        self.sync()
+        return position
+
+    def append_unsynced(self, records: list[Message], timestamp: int) -> LogPosition:
+        """Write ``records`` as one batch; it is durable only after ``sync``."""
         values = [encode_record_value(record, 0) for record in records]
         data = encode_plain_batch(values, self.writer.next_offset, timestamp, LEADER_EPOCH)
         name, position = self.writer.append(data, len(values), LEADER_EPOCH, timestamp)
-        self.writer.sync()
         base = int(name.split(".")[0])
         return LogPosition(self.writer.next_offset, base, position + len(data))
+
+    def sync(self) -> None:
+        self.writer.sync()
 
     def close(self) -> None:
         self.writer.close()

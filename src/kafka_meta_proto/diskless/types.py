@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..error_codes import ErrorCode
 from ..uuid import Uuid
 
 NO_PRODUCER_ID = -1
@@ -55,7 +54,7 @@ class CommitBatchRequest:
 
 @dataclass(frozen=True)
 class CommitBatchResponse:
-    error: ErrorCode
+    error: int  # an ErrorCode
     assigned_base_offset: int = NO_OFFSET
     log_append_time: int = NO_TIMESTAMP
     log_start_offset: int = NO_OFFSET
@@ -94,7 +93,7 @@ class BatchInfo:
 
 @dataclass(frozen=True)
 class FindBatchResponse:
-    error: ErrorCode
+    error: int  # an ErrorCode
     batches: list[BatchInfo]
     log_start_offset: int = NO_OFFSET
     high_watermark: int = NO_OFFSET
@@ -108,7 +107,7 @@ class ListOffsetsRequest:
 
 @dataclass(frozen=True)
 class ListOffsetsResponse:
-    error: ErrorCode
+    error: int  # an ErrorCode
     topic_id_partition: TopicIdPartition
     timestamp: int = NO_TIMESTAMP
     offset: int = NO_OFFSET
@@ -122,7 +121,7 @@ class DeleteRecordsRequest:
 
 @dataclass(frozen=True)
 class DeleteRecordsResponse:
-    error: ErrorCode
+    error: int  # an ErrorCode
     low_watermark: int = NO_OFFSET
 
 

@@ -11,16 +11,19 @@ start offset and high watermark, an empty object key and -1 in the batch fields.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from ..diskless_messages import REGISTRY as DISKLESS_REGISTRY
 from ..message import Message
-from .coordinator import BatchCoordinator, ObjectBatches
+from .coordinator import BatchCoordinator, Decide, ObjectBatches
 from .store import LOG_APPEND_TIME
 from .types import CommitBatchRequest, CommitBatchResponse, CreateTopicAndPartitionsRequest
 from .types import DeleteRecordsRequest, FindBatchRequest, FindBatchResponse, ListOffsetsRequest
 from .types import TopicIdPartition
 
+# runs a write decision to its durable answer (GroupCommitter.write)
+Write = Callable[[Decide], Awaitable[Any]]
 _ = DISKLESS_REGISTRY.message_class
 InitResponse = _("InitDisklessTopicsResponse")
 CommitResponse = _("CommitBatchesResponse")
@@ -30,17 +33,17 @@ FindResponse = _("FindDisklessBatchesResponse")
 ListResponse = _("ListDisklessOffsetsResponse")
 
 
-def init_topics(coordinator: BatchCoordinator, request: Message) -> Message:
+async def init_topics(coordinator: BatchCoordinator, write: Write, request: Message) -> Message:
     asked = [CreateTopicAndPartitionsRequest(t.topic_id, "", t.num_partitions) for t in request.topics]
-    errors = coordinator.create_topic_and_partitions(asked)
+    errors = await write(coordinator.create_decision(asked))
     Result = InitResponse.InitDisklessTopicResult
     return InitResponse(responses=[
         Result(topic_id=t.topic_id, error_code=e) for t, e in zip(request.topics, errors)
     ])  # fmt: skip
 
 
-def delete_topics(coordinator: BatchCoordinator, request: Message) -> Message:
-    errors = coordinator.delete_topics([t.topic_id for t in request.topics])
+async def delete_topics(coordinator: BatchCoordinator, write: Write, request: Message) -> Message:
+    errors = await write(coordinator.delete_topics_decision([t.topic_id for t in request.topics]))
     Result = DeleteTopicsResponse.DeleteDisklessTopicResult
     return DeleteTopicsResponse(responses=[
         Result(topic_id=t.topic_id, error_code=e) for t, e in zip(request.topics, errors)
@@ -55,7 +58,7 @@ def _commit_request(topic_id: object, p: Message) -> CommitBatchRequest:
     )  # fmt: skip
 
 
-def commit_batches(coordinator: BatchCoordinator, request: Message) -> Message:
+async def commit_batches(coordinator: BatchCoordinator, write: Write, request: Message) -> Message:
     entries = [(t.topic_id, p) for b in request.batches for t in b.topics for p in t.partitions]
     by_key: dict[str, list[int]] = {}  # object key -> indexes of its entries
     for index, (_, p) in enumerate(entries):
@@ -66,7 +69,8 @@ def commit_batches(coordinator: BatchCoordinator, request: Message) -> Message:
         size = max(max(b.byte_offset, 0) + max(b.size, 0) for b in batches)
         objects.append((key, request.broker_id, size, batches))
     answers: list[CommitBatchResponse | None] = [None] * len(entries)
-    for indexes, results in zip(by_key.values(), coordinator.commit_files(objects)):
+    committed = await write(coordinator.commit_decision(objects))
+    for indexes, results in zip(by_key.values(), committed):
         for i, result in zip(indexes, results):
             answers[i] = result
     Topic = CommitResponse.CommitBatchesTopicResults
@@ -88,10 +92,10 @@ def commit_batches(coordinator: BatchCoordinator, request: Message) -> Message:
     return CommitResponse(topics=topics)
 
 
-def delete_records(coordinator: BatchCoordinator, request: Message) -> Message:
+async def delete_records(coordinator: BatchCoordinator, write: Write, request: Message) -> Message:
     asked = [DeleteRecordsRequest(TopicIdPartition(t.topic_id, p.partition_index), p.offset)
              for t in request.topics for p in t.partitions]  # fmt: skip
-    answers = iter(coordinator.delete_records(asked))
+    answers = iter(await write(coordinator.delete_records_decision(asked)))
     Result = DeleteRecordsResponse.DeleteDisklessRecordsResult
     Partition = DeleteRecordsResponse.DeleteDisklessPartitionRecordsResult
     return DeleteRecordsResponse(responses=[
@@ -124,7 +128,7 @@ def _found_entries(p: Message, answer: FindBatchResponse) -> list[Message]:
     return entries
 
 
-def find_batches(coordinator: BatchCoordinator, request: Message) -> Message:
+async def find_batches(coordinator: BatchCoordinator, write: Write, request: Message) -> Message:
     asked = [FindBatchRequest(TopicIdPartition(t.topic_id, p.partition_index), p.offset, p.max_bytes)
              for t in request.topics for p in t.partitions]  # fmt: skip
     answers = iter(coordinator.find_batches(asked, request.max_bytes))
@@ -136,7 +140,7 @@ def find_batches(coordinator: BatchCoordinator, request: Message) -> Message:
     ])  # fmt: skip
 
 
-def list_offsets(coordinator: BatchCoordinator, request: Message) -> Message:
+async def list_offsets(coordinator: BatchCoordinator, write: Write, request: Message) -> Message:
     asked = [ListOffsetsRequest(TopicIdPartition(t.topic_id, p.partition_index), p.timestamp)
              for t in request.topics for p in t.partitions]  # fmt: skip
     answers = iter(coordinator.list_offsets(asked))
@@ -153,7 +157,7 @@ def list_offsets(coordinator: BatchCoordinator, request: Message) -> Message:
     ])  # fmt: skip
 
 
-Call = Callable[[BatchCoordinator, Message], Message]
+Call = Callable[[BatchCoordinator, Write, Message], Awaitable[Message]]
 # api key -> the function answering it
 CALLS: dict[int, Call] = {93: init_topics, 94: commit_batches, 95: delete_topics, 96: delete_records,
          97: find_batches, 98: list_offsets}  # fmt: skip
