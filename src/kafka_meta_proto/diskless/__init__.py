@@ -7,6 +7,7 @@ truth about the objects, partitions and batches of diskless topics, kept as reco
   ``reads``: finding batches and listing offsets;
 - ``store``: the SQLite state and how each record changes it; ``topic_log``: the partition's log;
 - ``wire``: the RPCs 93-98 as calls; ``service``: the server (FindCoordinator v7 and the RPCs);
+  ``group_commit``: the writes of concurrent requests sharing one transaction and fsync;
   ``running``: serving until SIGTERM or SIGINT (the ``batch-coordinator`` command).
 """
 

@@ -75,15 +75,16 @@ class ObjectCommit:
     now: int
     accepted: list[Message] = field(default_factory=list)  # DisklessBatch entries
     high_watermarks: dict[TopicIdPartition, int] = field(default_factory=dict)
+    partitions: dict[TopicIdPartition, tuple[int, int] | int] = field(default_factory=dict)
 
     def decide(self, batch: CommitBatchRequest) -> CommitBatchResponse:
         tp = batch.topic_id_partition
-        error = partition_error(self.store, tp)
-        if error is not None:
-            return CommitBatchResponse(error)
+        offsets = self._offsets(tp)
+        if isinstance(offsets, int):
+            return CommitBatchResponse(offsets)
         if malformed(batch):
             return CommitBatchResponse(ErrorCode.INVALID_REQUEST)
-        log_start, high_watermark = self.store.offsets(tp.topic_id, tp.partition)  # type: ignore[misc]
+        log_start, high_watermark = offsets
         if batch.producer_id != NO_PRODUCER_ID:
             answer = self._producer_check(batch, log_start)
             if answer is not None:
@@ -94,6 +95,16 @@ class ObjectCommit:
         self.accepted.append(self._entry(batch, base, last))
         append_time = self.now if batch.message_timestamp_type == LOG_APPEND_TIME else NO_TIMESTAMP
         return CommitBatchResponse(ErrorCode.NONE, base, append_time, log_start)
+
+    def _offsets(self, tp: TopicIdPartition) -> tuple[int, int] | int:
+        """(log start offset, high watermark) as the state has them, or why the partition cannot
+        be used; read once per partition and commit (the state does not change meanwhile)."""
+        known = self.partitions.get(tp)
+        if known is None:
+            offsets = self.store.offsets(tp.topic_id, tp.partition)
+            known = self.partitions[tp] = offsets if offsets is not None else partition_error(self.store, tp)  # type: ignore[assignment]
+        assert known is not None
+        return known
 
     def _entry(self, batch: CommitBatchRequest, base: int, last: int) -> Message:
         tp = batch.topic_id_partition
