@@ -6,7 +6,8 @@ latency percentiles, next to two floors.
 
 - **coordinator**: ``kafka-meta-proto batch-coordinator`` in a process of its own on loopback;
   C connections commit (one object a request, one batch per partition) or find (one partition,
-  a random offset) back to back for S seconds; latencies are measured by the callers.
+  a random offset, 1 MiB as a consumer's default fetch asks) back to back for S seconds;
+  latencies are measured by the callers. Batches are 16 KiB (a producer's default batch.size).
 - **SQLite floor**: the same state changes (the commit records the coordinator wrote) applied to a
   fresh ``Store`` directly, one transaction each, the same pragmas; finds as the same query.
 - **append floor**: the same records appended to a fresh log, one fsynced batch each: the topic
@@ -37,11 +38,12 @@ from kafka_meta_proto.uuid import Uuid
 M = DISKLESS_REGISTRY.message_class
 TOPIC = Uuid(bytes(range(1, 17)))
 PARTITIONS = 100
+BATCH_BYTES = 16384  # a batch of a producer's default batch.size: a 1 MiB find gives 64 of them
 
 
 def commit_request(key: str, partitions: int) -> object:
     chosen = random.sample(range(PARTITIONS), partitions)
-    parts = [{"partitionIndex": p, "objectKey": key, "byteOffset": i * 1000, "size": 1000, "baseOffset": 0,
+    parts = [{"partitionIndex": p, "objectKey": key, "byteOffset": i * BATCH_BYTES, "size": BATCH_BYTES, "baseOffset": 0,
               "lastOffset": 9, "batchMaxTimestamp": 1, "messageTimestampType": 0, "producerId": -1,
               "producerEpoch": -1, "baseSequence": -1, "lastSequence": -1} for i, p in enumerate(chosen)]  # fmt: skip
     body = {"brokerId": 1, "batches": [{"topics": [{"topicId": str(TOPIC), "partitions": parts}]}]}

@@ -24,7 +24,7 @@ PARTITIONS = 3
 WRITERS = 4  # concurrent connections committing
 
 
-async def commit_until_killed(host, port, names, acknowledged):
+async def commit_until_killed(host, port, names, acknowledged, landed):
     """Each writer commits objects one after another until its connection dies; the answers
     that arrived are the acknowledged commits: object key -> [(partition, assigned offset)]."""
 
@@ -38,6 +38,7 @@ async def commit_until_killed(host, port, names, acknowledged):
                     answers = await call.commit(1, [entry(T1, p, key, at=100 * i, count=1 + i) for i, p in enumerate(parts)])
                     assert all(a[0] == 0 for a in answers), answers
                     acknowledged[key] = [(p, a[1], 1 + i) for i, (p, a) in enumerate(zip(parts, answers))]
+                    landed.set()
         except (ConnectionError, OSError, asyncio.IncompleteReadError, EOFError):
             return
         except Exception as e:  # the client's own error for a connection lost mid-call
@@ -85,8 +86,10 @@ def kill_rounds(tmp_path, rounds, seed):
     for _ in range(rounds):
 
         async def round_():
-            work = asyncio.ensure_future(commit_until_killed(host, port, names, acknowledged))
-            await asyncio.sleep(random.uniform(0.05, 0.6))
+            landed = asyncio.Event()  # the kill comes at a random moment after commits flow
+            work = asyncio.ensure_future(commit_until_killed(host, port, names, acknowledged, landed))
+            await asyncio.wait_for(landed.wait(), 60)
+            await asyncio.sleep(random.uniform(0, 0.3))
             proc.send_signal(signal.SIGKILL)
             await asyncio.wait_for(work, 30)
 

@@ -18,14 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..error_codes import ErrorCode
-from ..diskless_messages import REGISTRY as DISKLESS_REGISTRY
-from ..message import Message
+from ..diskless_messages.diskless_commit_record import DisklessBatch, DisklessCommitRecord
 from .store import LOG_APPEND_TIME, Store, StoredBatch
 from .types import NO_PRODUCER_ID, NO_TIMESTAMP, CommitBatchRequest, CommitBatchResponse
 from .types import TopicIdPartition
-
-CommitRecord = DISKLESS_REGISTRY.message_class("DisklessCommitRecord")
-DisklessBatch = CommitRecord.DisklessBatch  # type: ignore[attr-defined]
 
 PRODUCER_BATCHES_KEPT = 5  # Kafka's ProducerStateEntry.NUM_BATCHES_TO_RETAIN
 TIMESTAMP_TYPES = (-1, 0, 1)  # none, create time, log-append time
@@ -53,7 +49,7 @@ def malformed(batch: CommitBatchRequest) -> bool:
     return batch.base_sequence < 0 or batch.last_sequence != (batch.base_sequence + count - 1) % (INT32_MAX + 1)
 
 
-def batch_timestamp(batch: StoredBatch | Message) -> int:
+def batch_timestamp(batch: StoredBatch | DisklessBatch) -> int:
     """The timestamp Kafka reports for a batch: its append time under LOG_APPEND_TIME."""
     if batch.message_timestamp_type == LOG_APPEND_TIME:
         return int(batch.log_append_time)
@@ -73,7 +69,7 @@ class ObjectCommit:
     uploader_broker_id: int
     object_size: int
     now: int
-    accepted: list[Message] = field(default_factory=list)  # DisklessBatch entries
+    accepted: list[DisklessBatch] = field(default_factory=list)
     high_watermarks: dict[TopicIdPartition, int] = field(default_factory=dict)
     partitions: dict[TopicIdPartition, tuple[int, int] | int] = field(default_factory=dict)
 
@@ -106,7 +102,7 @@ class ObjectCommit:
         assert known is not None
         return known
 
-    def _entry(self, batch: CommitBatchRequest, base: int, last: int) -> Message:
+    def _entry(self, batch: CommitBatchRequest, base: int, last: int) -> DisklessBatch:
         tp = batch.topic_id_partition
         return DisklessBatch(
             topic_id=tp.topic_id, partition_index=tp.partition, byte_offset=batch.byte_offset,
@@ -117,10 +113,10 @@ class ObjectCommit:
             last_sequence=batch.last_sequence,
         )  # fmt: skip
 
-    def _recent(self, tp: TopicIdPartition, producer_id: int) -> list[StoredBatch | Message]:
+    def _recent(self, tp: TopicIdPartition, producer_id: int) -> list[StoredBatch | DisklessBatch]:
         """The producer's latest batches in the partition, newest first: those accepted in this
         commit, then the committed ones."""
-        mine: list[StoredBatch | Message] = [
+        mine: list[StoredBatch | DisklessBatch] = [
             b for b in reversed(self.accepted)
             if (b.topic_id, b.partition_index, b.producer_id) == (tp.topic_id, tp.partition, producer_id)
         ]  # fmt: skip
@@ -149,8 +145,8 @@ class ObjectCommit:
             return CommitBatchResponse(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER)
         return None
 
-    def record(self) -> Message:
-        return CommitRecord(
+    def record(self) -> DisklessCommitRecord:
+        return DisklessCommitRecord(
             object_key=self.object_key, uploader_broker_id=self.uploader_broker_id,
             object_size=self.object_size, committed_at=self.now, batches=self.accepted,
         )  # fmt: skip

@@ -23,6 +23,10 @@ from pathlib import Path
 from typing import Protocol
 
 from ..diskless_messages import REGISTRY as DISKLESS_REGISTRY
+from ..diskless_messages.diskless_log_start_offset_record import DisklessLogStartOffsetRecord as LogStartOffsetRecord
+from ..diskless_messages.diskless_objects_deleted_record import DisklessObjectsDeletedRecord as ObjectsDeletedRecord
+from ..diskless_messages.diskless_topic_record import DisklessTopicRecord as TopicRecord
+from ..diskless_messages.remove_diskless_topic_record import RemoveDisklessTopicRecord as RemoveTopicRecord
 from ..error_codes import ErrorCode
 from ..message import Message
 from ..uuid import Uuid
@@ -34,10 +38,6 @@ from .types import HIGH_WATERMARK, CommitBatchRequest, CommitBatchResponse, Crea
 from .types import DeleteRecordsRequest, DeleteRecordsResponse, FileToDelete, FindBatchRequest
 from .types import FindBatchResponse, ListOffsetsRequest, ListOffsetsResponse, TopicIdPartition
 
-TopicRecord = DISKLESS_REGISTRY.message_class("DisklessTopicRecord")
-LogStartOffsetRecord = DISKLESS_REGISTRY.message_class("DisklessLogStartOffsetRecord")
-RemoveTopicRecord = DISKLESS_REGISTRY.message_class("RemoveDisklessTopicRecord")
-ObjectsDeletedRecord = DISKLESS_REGISTRY.message_class("DisklessObjectsDeletedRecord")
 
 NOT_COORDINATOR = ErrorCode.NOT_COORDINATOR
 ObjectBatches = tuple[str, int, int, list[CommitBatchRequest]]  # key, uploader, size, batches
@@ -219,7 +219,7 @@ class BatchCoordinator:
         def decide(emit: Emit) -> list[int]:
             if self.read_only:
                 return [NOT_COORDINATOR] * len(requests)
-            errors = []
+            errors: list[int] = []
             for request in requests:
                 known = self.store.num_partitions(request.topic_id) or 0
                 if request.topic_id == Uuid.ZERO_UUID:
@@ -309,7 +309,7 @@ class BatchCoordinator:
         def decide(emit: Emit) -> list[int]:
             if self.read_only:
                 return [NOT_COORDINATOR] * len(topic_ids)
-            errors = []
+            errors: list[int] = []
             for topic_id in topic_ids:
                 if self.store.num_partitions(topic_id) is None:
                     errors.append(ErrorCode.UNKNOWN_TOPIC_ID)

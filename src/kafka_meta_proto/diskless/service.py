@@ -20,16 +20,16 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from ..diskless_messages import REGISTRY as DISKLESS_REGISTRY
+from ..diskless_messages.find_coordinator_request import FindCoordinatorRequest
+from ..diskless_messages.find_coordinator_response import Coordinator, FindCoordinatorResponse
 from ..error_codes import ErrorCode
 from ..message import Message
-from ..server import RequestContext, Server
+from ..server import Handler, RequestContext, Server
 from ..uuid import Uuid
 from . import wire
 from .coordinator import BatchCoordinator
 from .group_commit import GroupCommitter
 
-FindCoordinatorResponse = DISKLESS_REGISTRY.message_class("FindCoordinatorResponse")
-Coordinator = FindCoordinatorResponse.Coordinator
 BATCH_KEY_TYPE = 3
 BATCH_KEY_VERSION = 7
 OPERATIONS = ("read", "write")
@@ -82,7 +82,7 @@ class CoordinatorService:
                 self.leader = self.node
             yield self
 
-    def _serving(self, call: wire.Call) -> object:
+    def _serving(self, call: wire.Call) -> Handler:
         async def handler(context: RequestContext) -> Message:
             return await call(self.coordinator, self.writes.write, context.body)
 
@@ -90,13 +90,14 @@ class CoordinatorService:
 
     async def find_coordinator(self, context: RequestContext) -> Message:
         request = context.body
+        assert isinstance(request, FindCoordinatorRequest)
         return FindCoordinatorResponse(coordinators=[
             self._coordinator_for(key, request.key_type, context.api_version)
             for key in request.coordinator_keys
         ])  # fmt: skip
 
-    def _coordinator_for(self, key: str, key_type: int, version: int) -> Message:
-        def refused(error: int, why: str) -> Message:
+    def _coordinator_for(self, key: str, key_type: int, version: int) -> Coordinator:
+        def refused(error: int, why: str) -> Coordinator:
             return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=error, error_message=why)
 
         if key_type != BATCH_KEY_TYPE:

@@ -18,6 +18,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..diskless_messages.diskless_commit_record import DisklessCommitRecord
+from ..diskless_messages.diskless_log_start_offset_record import DisklessLogStartOffsetRecord
+from ..diskless_messages.diskless_objects_deleted_record import DisklessObjectsDeletedRecord
+from ..diskless_messages.diskless_topic_record import DisklessTopicRecord
+from ..diskless_messages.remove_diskless_topic_record import RemoveDisklessTopicRecord
 from ..message import Message
 from ..uuid import Uuid
 
@@ -167,24 +172,23 @@ class Store:
 
     def apply(self, record: Message) -> None:
         """Make the change one record of the coordinator's partition describes."""
-        name = type(record).__name__
-        if name == "DisklessTopicRecord":
+        if isinstance(record, DisklessTopicRecord):
             self._apply_topic(record)
-        elif name == "DisklessCommitRecord":
+        elif isinstance(record, DisklessCommitRecord):
             self._apply_commit(record)
-        elif name == "DisklessLogStartOffsetRecord":
+        elif isinstance(record, DisklessLogStartOffsetRecord):
             self._apply_log_start_offset(record)
-        elif name == "RemoveDisklessTopicRecord":
+        elif isinstance(record, RemoveDisklessTopicRecord):
             self._apply_remove_topic(record)
-        elif name == "DisklessObjectsDeletedRecord":
+        elif isinstance(record, DisklessObjectsDeletedRecord):
             self.db.executemany(
                 "DELETE FROM objects WHERE object_key = ? AND deleted_at IS NOT NULL",
                 [(key,) for key in record.object_keys],
             )
         else:
-            raise ValueError(f"{name} is not a record of the batch coordinator's partition")
+            raise ValueError(f"{type(record).__name__} is not a record of the batch coordinator's partition")
 
-    def _apply_topic(self, record: Message) -> None:
+    def _apply_topic(self, record: DisklessTopicRecord) -> None:
         topic = record.topic_id.bytes
         known = self.num_partitions(record.topic_id) or 0
         self.db.execute(
@@ -196,7 +200,7 @@ class Store:
             [(topic, index) for index in range(known, record.num_partitions)],
         )
 
-    def _apply_commit(self, record: Message) -> None:
+    def _apply_commit(self, record: DisklessCommitRecord) -> None:
         used = sum(batch.size for batch in record.batches)
         self.db.execute(
             "INSERT INTO objects VALUES (?, ?, ?, ?, ?, ?)",
@@ -222,7 +226,7 @@ class Store:
             [(b.last_offset + 1, b.topic_id.bytes, b.partition_index) for b in record.batches],
         )
 
-    def _apply_log_start_offset(self, record: Message) -> None:
+    def _apply_log_start_offset(self, record: DisklessLogStartOffsetRecord) -> None:
         where = ("topic_id = ? AND partition = ? AND last_offset < ?",
                  (record.topic_id.bytes, record.partition_index, record.log_start_offset))  # fmt: skip
         self._drop_batches(*where, at=record.changed_at)
@@ -231,7 +235,7 @@ class Store:
             (record.log_start_offset, record.topic_id.bytes, record.partition_index),
         )
 
-    def _apply_remove_topic(self, record: Message) -> None:
+    def _apply_remove_topic(self, record: RemoveDisklessTopicRecord) -> None:
         topic = (record.topic_id.bytes,)
         self._drop_batches("topic_id = ?", topic, at=record.removed_at)
         self.db.execute("DELETE FROM partitions WHERE topic_id = ?", topic)
