@@ -15,7 +15,7 @@ offsets; nothing here writes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Protocol
 
 from ..error_codes import ErrorCode
 from ..diskless_messages.diskless_commit_record import DisklessBatch, DisklessCommitRecord
@@ -49,7 +49,18 @@ def malformed(batch: CommitBatchRequest) -> bool:
     return batch.base_sequence < 0 or batch.last_sequence != (batch.base_sequence + count - 1) % (INT32_MAX + 1)
 
 
-def batch_timestamp(batch: StoredBatch | DisklessBatch) -> int:
+class TimestampedBatch(Protocol):
+    """What a batch's reported timestamp is made of (a stored batch, or one being committed)."""
+
+    @property
+    def message_timestamp_type(self) -> int: ...
+    @property
+    def log_append_time(self) -> int: ...
+    @property
+    def batch_max_timestamp(self) -> int: ...
+
+
+def batch_timestamp(batch: TimestampedBatch) -> int:
     """The timestamp Kafka reports for a batch: its append time under LOG_APPEND_TIME."""
     if batch.message_timestamp_type == LOG_APPEND_TIME:
         return int(batch.log_append_time)
@@ -60,18 +71,18 @@ def in_sequence(last: int, first: int) -> bool:
     return first == last + 1 or (first == 0 and last == INT32_MAX)
 
 
-@dataclass
 class ObjectCommit:
     """The decisions for one object, batch by batch, and the record they make."""
 
-    store: Store
-    object_key: str
-    uploader_broker_id: int
-    object_size: int
-    now: int
-    accepted: list[DisklessBatch] = field(default_factory=list)
-    high_watermarks: dict[TopicIdPartition, int] = field(default_factory=dict)
-    partitions: dict[TopicIdPartition, tuple[int, int] | int] = field(default_factory=dict)
+    def __init__(self, store: Store, object_key: str, uploader_broker_id: int, object_size: int, now: int):
+        self.store = store
+        self.object_key = object_key
+        self.uploader_broker_id = uploader_broker_id
+        self.object_size = object_size
+        self.now = now
+        self.accepted: list[DisklessBatch] = []  # with their assigned offsets, in order
+        self.high_watermarks: dict[TopicIdPartition, int] = {}  # as the accepted batches leave them
+        self.partitions: dict[TopicIdPartition, tuple[int, int] | int] = {}  # offsets or error
 
     def decide(self, batch: CommitBatchRequest) -> CommitBatchResponse:
         tp = batch.topic_id_partition
