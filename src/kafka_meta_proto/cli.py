@@ -23,6 +23,7 @@ PROG = "kafka-meta-proto"
 # subcommand -> module in kafka_meta_proto.commands; each module has add_arguments(parser) and run(args).
 COMMANDS = {
     "audit": "audit",
+    "batch-coordinator": "batch_coordinator",
     "codegen": "codegen",
     "demo": "demo",
     "random-uuid": "random_uuid",

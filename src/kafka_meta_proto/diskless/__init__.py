@@ -1,3 +1,16 @@
 """The diskless batch coordinator of the design in ``../shared/design`` (KIP-1164): the source of
 truth about the objects, partitions and batches of diskless topics, kept as records in the
-``__diskless-metadata`` topic and materialized in SQLite."""
+``__diskless-metadata`` topic and materialized in SQLite.
+
+- ``coordinator``: ``BatchCoordinator``, the design's plugin interface over one partition;
+- ``types``: its requests and answers; ``commits``: the commit rules (offsets, idempotence);
+  ``reads``: finding batches and listing offsets;
+- ``store``: the SQLite state and how each record changes it; ``topic_log``: the partition's log;
+- ``wire``: the RPCs 93-98 as calls; ``service``: the server (FindCoordinator v7 and the RPCs);
+  ``group_commit``: the writes of concurrent requests sharing one transaction and fsync;
+  ``running``: serving until SIGTERM or SIGINT (the ``batch-coordinator`` command).
+"""
+
+from .coordinator import BatchCoordinator
+
+__all__ = ["BatchCoordinator"]

@@ -1,0 +1,82 @@
+"""The read operations: finding batches (FindDisklessBatches) and listing offsets
+(ListDisklessOffsets), answered from the materialized state alone."""
+
+from __future__ import annotations
+
+from ..error_codes import ErrorCode
+from .commits import batch_timestamp, partition_error
+from .store import Store, StoredBatch
+from .types import EARLIEST_LOCAL_TIMESTAMP, EARLIEST_TIMESTAMP, LATEST_TIERED_TIMESTAMP
+from .types import LATEST_TIMESTAMP, MAX_TIMESTAMP, NO_OFFSET, NO_TIMESTAMP
+from .types import BatchInfo, BatchMetadata, FindBatchRequest, FindBatchResponse
+from .types import ListOffsetsRequest, ListOffsetsResponse, TopicIdPartition
+
+
+def batch_info(batch: StoredBatch) -> BatchInfo:
+    return BatchInfo(batch.batch_id, batch.object_key, BatchMetadata(
+        TopicIdPartition(batch.topic_id, batch.partition), batch.byte_offset, batch.size,
+        batch.base_offset, batch.last_offset, batch.log_append_time, batch.batch_max_timestamp,
+        batch.message_timestamp_type, batch.producer_id, batch.producer_epoch,
+        batch.base_sequence, batch.last_sequence,
+    ))  # fmt: skip
+
+
+def find_batches(store: Store, requests: list[FindBatchRequest], fetch_max_bytes: int) -> list[FindBatchResponse]:
+    """The batches from each request's offset on, in offset order, as many as fit its
+    ``max_partition_fetch_bytes`` and, over all partitions, ``fetch_max_bytes``. As in Kafka's
+    fetch, the first batch of the answer is given even when it alone is larger, so that a
+    reader always makes progress."""
+    answers = []
+    budget = fetch_max_bytes
+    given_any = False
+    for request in requests:
+        tp = request.topic_id_partition
+        error = partition_error(store, tp)
+        if error is not None:
+            answers.append(FindBatchResponse(error, []))
+            continue
+        log_start, high_watermark = store.offsets(tp.topic_id, tp.partition)  # type: ignore[misc]
+        if request.max_partition_fetch_bytes < 0 or fetch_max_bytes < 0:
+            answers.append(FindBatchResponse(ErrorCode.INVALID_REQUEST, [], log_start, high_watermark))
+            continue
+        if not log_start <= request.offset <= high_watermark:
+            answers.append(FindBatchResponse(ErrorCode.OFFSET_OUT_OF_RANGE, [], log_start, high_watermark))
+            continue
+        found, room = [], request.max_partition_fetch_bytes
+        for batch in store.batches_from(tp.topic_id, tp.partition, request.offset):
+            if given_any and (batch.size > room or batch.size > budget):
+                break
+            found.append(batch_info(batch))
+            given_any = True
+            room -= batch.size
+            budget -= batch.size
+        answers.append(FindBatchResponse(ErrorCode.NONE, found, log_start, high_watermark))
+    return answers
+
+
+def list_offset(store: Store, request: ListOffsetsRequest) -> ListOffsetsResponse:
+    """One partition's offset for a timestamp: Kafka's special timestamps, or the first batch
+    whose timestamp is at or after the one given. Timestamps are a batch's (its max timestamp,
+    or its append time under LOG_APPEND_TIME): the coordinator does not see records."""
+    tp, wanted = request.topic_id_partition, request.timestamp
+    error = partition_error(store, tp)
+    if error is not None:
+        return ListOffsetsResponse(error, tp)
+    log_start, high_watermark = store.offsets(tp.topic_id, tp.partition)  # type: ignore[misc]
+    if wanted in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):  # all of a diskless log is "local"
+        return ListOffsetsResponse(ErrorCode.NONE, tp, NO_TIMESTAMP, log_start)
+    if wanted == LATEST_TIMESTAMP:
+        return ListOffsetsResponse(ErrorCode.NONE, tp, NO_TIMESTAMP, high_watermark)
+    if wanted == LATEST_TIERED_TIMESTAMP:  # nothing is tiered: Kafka answers -1 then
+        return ListOffsetsResponse(ErrorCode.NONE, tp, NO_TIMESTAMP, NO_OFFSET)
+    if wanted == MAX_TIMESTAMP:
+        batch = store.batch_with_max_timestamp(tp.topic_id, tp.partition)
+        if batch is None:
+            return ListOffsetsResponse(ErrorCode.NONE, tp, NO_TIMESTAMP, NO_OFFSET)
+        return ListOffsetsResponse(ErrorCode.NONE, tp, batch_timestamp(batch), batch.last_offset)
+    if wanted < 0:
+        return ListOffsetsResponse(ErrorCode.INVALID_REQUEST, tp)
+    batch = store.first_batch_at_or_after(tp.topic_id, tp.partition, wanted)
+    if batch is None:
+        return ListOffsetsResponse(ErrorCode.NONE, tp, NO_TIMESTAMP, NO_OFFSET)
+    return ListOffsetsResponse(ErrorCode.NONE, tp, batch_timestamp(batch), batch.base_offset)

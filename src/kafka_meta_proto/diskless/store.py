@@ -1,0 +1,355 @@
+"""The coordinator's state materialized in SQLite: the tables, their indexes, and the one way
+they change, ``apply(record)``, for each record of the ``__diskless-metadata`` partition.
+
+The log is the source of truth; SQLite is a view of a prefix of it. ``position`` (the next log
+offset to apply and where its batch starts) is written in the same transaction as the changes
+its batch makes, so after a crash the view is exactly the records before it, never half a batch,
+and catching up applies each record once.
+
+Durability: WAL journal, ``synchronous=NORMAL``. A power loss may take the last transactions
+away, but never corrupts the file, and what it takes is applied again from the log (which is
+fsynced before any answer), so nothing stronger is needed here.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..diskless_messages.diskless_commit_record import DisklessCommitRecord
+from ..diskless_messages.diskless_log_start_offset_record import DisklessLogStartOffsetRecord
+from ..diskless_messages.diskless_objects_deleted_record import DisklessObjectsDeletedRecord
+from ..diskless_messages.diskless_topic_record import DisklessTopicRecord
+from ..diskless_messages.remove_diskless_topic_record import RemoveDisklessTopicRecord
+from ..message import Message
+from ..uuid import Uuid
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS position (
+    id INTEGER PRIMARY KEY CHECK (id = 0),
+    next_offset INTEGER NOT NULL,      -- the first log offset not applied yet
+    segment_base INTEGER NOT NULL,     -- the segment holding it
+    byte_position INTEGER NOT NULL     -- where its batch starts in that segment
+);
+CREATE TABLE IF NOT EXISTS topics (
+    topic_id BLOB PRIMARY KEY,
+    num_partitions INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS partitions (
+    topic_id BLOB NOT NULL,
+    partition INTEGER NOT NULL,
+    log_start_offset INTEGER NOT NULL,
+    high_watermark INTEGER NOT NULL,
+    PRIMARY KEY (topic_id, partition)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS objects (
+    object_key TEXT PRIMARY KEY,
+    uploader_broker_id INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    used_size INTEGER NOT NULL,        -- bytes of live batches in it
+    committed_at INTEGER NOT NULL,
+    deleted_at INTEGER                 -- soft deletion: set once no live batch uses it
+);
+-- the files to delete, oldest first
+CREATE INDEX IF NOT EXISTS objects_soft_deleted ON objects (deleted_at) WHERE deleted_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS batches (
+    batch_id INTEGER PRIMARY KEY,      -- assigned in commit order: the same on every replay
+    topic_id BLOB NOT NULL,
+    partition INTEGER NOT NULL,
+    object_key TEXT NOT NULL,
+    byte_offset INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    base_offset INTEGER NOT NULL,
+    last_offset INTEGER NOT NULL,
+    log_append_time INTEGER NOT NULL,
+    batch_max_timestamp INTEGER NOT NULL,
+    timestamp_type INTEGER NOT NULL,
+    timestamp INTEGER NOT NULL,        -- what ListOffsets compares: append time or max timestamp
+    producer_id INTEGER NOT NULL,
+    producer_epoch INTEGER NOT NULL,
+    base_sequence INTEGER NOT NULL,
+    last_sequence INTEGER NOT NULL
+);
+-- finding batches from an offset (offsets are gap-free, so last_offset orders them too)
+CREATE UNIQUE INDEX IF NOT EXISTS batches_by_offset ON batches (topic_id, partition, last_offset);
+-- an idempotent producer's latest batches in a partition
+CREATE INDEX IF NOT EXISTS batches_by_producer
+    ON batches (topic_id, partition, producer_id, last_offset) WHERE producer_id >= 0;
+-- the batches of an object (isSafeToDeleteFile)
+CREATE INDEX IF NOT EXISTS batches_by_object ON batches (object_key);
+"""
+
+LOG_APPEND_TIME = 1  # Kafka's TimestampType id for log-append time
+
+_BATCH_COLUMNS = (
+    "batch_id, topic_id, partition, object_key, byte_offset, size, base_offset, last_offset, "
+    "log_append_time, batch_max_timestamp, timestamp_type, producer_id, producer_epoch, "
+    "base_sequence, last_sequence"
+)
+
+
+@dataclass(frozen=True)
+class LogPosition:
+    """The next log offset to apply, and where its batch starts."""
+
+    next_offset: int = 0
+    segment_base: int = 0
+    byte_position: int = 0
+
+
+@dataclass(frozen=True)
+class StoredBatch:
+    """A batch as the state holds it (the design's BatchInfo with its BatchMetadata)."""
+
+    batch_id: int
+    topic_id: Uuid
+    partition: int
+    object_key: str
+    byte_offset: int
+    size: int
+    base_offset: int
+    last_offset: int
+    log_append_time: int
+    batch_max_timestamp: int
+    message_timestamp_type: int
+    producer_id: int
+    producer_epoch: int
+    base_sequence: int
+    last_sequence: int
+
+    @classmethod
+    def from_row(cls, row: tuple[object, ...]) -> StoredBatch:
+        values = list(row)
+        values[1] = Uuid(values[1])  # type: ignore[arg-type]
+        return cls(*values)  # type: ignore[arg-type]
+
+    @property
+    def timestamp(self) -> int:
+        """The batch's timestamp as Kafka reports it: the append time under LOG_APPEND_TIME."""
+        if self.message_timestamp_type == LOG_APPEND_TIME:
+            return self.log_append_time
+        return self.batch_max_timestamp
+
+
+class Store:
+    """The SQLite file of one coordinator: ``apply`` records, query the state."""
+
+    def __init__(self, path: Path | str):
+        self.path = path
+        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- transactions ---------------------------------------------------------------------------
+
+    def begin(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def commit(self, position: LogPosition) -> None:
+        """Record ``position`` with the changes made since ``begin``, and commit them."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO position VALUES (0, ?, ?, ?)",
+            (position.next_offset, position.segment_base, position.byte_position),
+        )
+        self.db.execute("COMMIT")
+
+    def rollback(self) -> None:
+        self.db.execute("ROLLBACK")
+
+    def position(self) -> LogPosition:
+        row = self.db.execute(
+            "SELECT next_offset, segment_base, byte_position FROM position"
+        ).fetchone()
+        return LogPosition() if row is None else LogPosition(*row)
+
+    # -- applying records -----------------------------------------------------------------------
+
+    def apply(self, record: Message) -> None:
+        """Make the change one record of the coordinator's partition describes."""
+        if isinstance(record, DisklessTopicRecord):
+            self._apply_topic(record)
+        elif isinstance(record, DisklessCommitRecord):
+            self._apply_commit(record)
+        elif isinstance(record, DisklessLogStartOffsetRecord):
+            self._apply_log_start_offset(record)
+        elif isinstance(record, RemoveDisklessTopicRecord):
+            self._apply_remove_topic(record)
+        elif isinstance(record, DisklessObjectsDeletedRecord):
+            self.db.executemany(
+                "DELETE FROM objects WHERE object_key = ? AND deleted_at IS NOT NULL",
+                [(key,) for key in record.object_keys],
+            )
+        else:
+            raise ValueError(f"{type(record).__name__} is not a record of the batch coordinator's partition")
+
+    def _apply_topic(self, record: DisklessTopicRecord) -> None:
+        topic = record.topic_id.bytes
+        known = self.num_partitions(record.topic_id) or 0
+        self.db.execute(
+            "INSERT OR REPLACE INTO topics VALUES (?, ?)",
+            (topic, max(known, record.num_partitions)),
+        )
+        self.db.executemany(
+            "INSERT INTO partitions VALUES (?, ?, 0, 0)",
+            [(topic, index) for index in range(known, record.num_partitions)],
+        )
+
+    def _apply_commit(self, record: DisklessCommitRecord) -> None:
+        used = sum(batch.size for batch in record.batches)
+        self.db.execute(
+            "INSERT INTO objects VALUES (?, ?, ?, ?, ?, ?)",
+            (record.object_key, record.uploader_broker_id, record.object_size, used,
+             record.committed_at, record.committed_at if used == 0 else None),
+        )  # fmt: skip
+        rows = []
+        for b in record.batches:
+            stamp = b.log_append_time if b.message_timestamp_type == LOG_APPEND_TIME else b.batch_max_timestamp
+            rows.append((b.topic_id.bytes, b.partition_index, record.object_key, b.byte_offset,
+                         b.size, b.base_offset, b.last_offset, b.log_append_time,
+                         b.batch_max_timestamp, b.message_timestamp_type, stamp, b.producer_id,
+                         b.producer_epoch, b.base_sequence, b.last_sequence))  # fmt: skip
+        self.db.executemany(
+            "INSERT INTO batches (topic_id, partition, object_key, byte_offset, size, base_offset, "
+            "last_offset, log_append_time, batch_max_timestamp, timestamp_type, timestamp, "
+            "producer_id, producer_epoch, base_sequence, last_sequence) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        self.db.executemany(
+            "UPDATE partitions SET high_watermark = ? WHERE topic_id = ? AND partition = ?",
+            [(b.last_offset + 1, b.topic_id.bytes, b.partition_index) for b in record.batches],
+        )
+
+    def _apply_log_start_offset(self, record: DisklessLogStartOffsetRecord) -> None:
+        where = ("topic_id = ? AND partition = ? AND last_offset < ?",
+                 (record.topic_id.bytes, record.partition_index, record.log_start_offset))  # fmt: skip
+        self._drop_batches(*where, at=record.changed_at)
+        self.db.execute(
+            "UPDATE partitions SET log_start_offset = ? WHERE topic_id = ? AND partition = ?",
+            (record.log_start_offset, record.topic_id.bytes, record.partition_index),
+        )
+
+    def _apply_remove_topic(self, record: RemoveDisklessTopicRecord) -> None:
+        topic = (record.topic_id.bytes,)
+        self._drop_batches("topic_id = ?", topic, at=record.removed_at)
+        self.db.execute("DELETE FROM partitions WHERE topic_id = ?", topic)
+        self.db.execute("DELETE FROM topics WHERE topic_id = ?", topic)
+
+    def _drop_batches(self, where: str, args: tuple[object, ...], at: int) -> None:
+        """Delete the batches matching ``where``; objects left with no live batch are soft
+        deleted at ``at``."""
+        freed = self.db.execute(
+            f"SELECT object_key, SUM(size) FROM batches WHERE {where} GROUP BY object_key", args
+        ).fetchall()
+        self.db.execute(f"DELETE FROM batches WHERE {where}", args)
+        self.db.executemany(
+            "UPDATE objects SET used_size = used_size - ? WHERE object_key = ?",
+            [(size, key) for key, size in freed],
+        )
+        self.db.executemany(
+            "UPDATE objects SET deleted_at = ? "
+            "WHERE object_key = ? AND deleted_at IS NULL AND used_size = 0 "
+            "AND NOT EXISTS (SELECT 1 FROM batches WHERE batches.object_key = objects.object_key)",
+            [(at, key) for key, _ in freed],
+        )
+
+    # -- queries --------------------------------------------------------------------------------
+
+    def num_partitions(self, topic_id: Uuid) -> int | None:
+        row = self.db.execute(
+            "SELECT num_partitions FROM topics WHERE topic_id = ?", (topic_id.bytes,)
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    def offsets(self, topic_id: Uuid, partition: int) -> tuple[int, int] | None:
+        """(log start offset, high watermark) of a partition, or None if it does not exist."""
+        row = self.db.execute(
+            "SELECT log_start_offset, high_watermark FROM partitions "
+            "WHERE topic_id = ? AND partition = ?",
+            (topic_id.bytes, partition),
+        ).fetchone()
+        return None if row is None else (int(row[0]), int(row[1]))
+
+    def batches_from(self, topic_id: Uuid, partition: int, offset: int) -> Iterator[StoredBatch]:
+        """The partition's batches holding ``offset`` or later, in offset order."""
+        cursor = self.db.execute(
+            f"SELECT {_BATCH_COLUMNS} FROM batches WHERE topic_id = ? AND partition = ? "
+            "AND last_offset >= ? ORDER BY last_offset",
+            (topic_id.bytes, partition, offset),
+        )
+        return (StoredBatch.from_row(row) for row in cursor)
+
+    def producer_batches(
+        self, topic_id: Uuid, partition: int, producer_id: int, limit: int
+    ) -> list[StoredBatch]:
+        """A producer's latest live batches in a partition, newest first."""
+        rows = self.db.execute(
+            f"SELECT {_BATCH_COLUMNS} FROM batches WHERE topic_id = ? AND partition = ? "
+            "AND producer_id = ? ORDER BY last_offset DESC LIMIT ?",
+            (topic_id.bytes, partition, producer_id, limit),
+        ).fetchall()
+        return [StoredBatch.from_row(row) for row in rows]
+
+    def first_batch_at_or_after(
+        self, topic_id: Uuid, partition: int, timestamp: int
+    ) -> StoredBatch | None:
+        """The earliest batch whose timestamp is ``timestamp`` or later."""
+        row = self.db.execute(
+            f"SELECT {_BATCH_COLUMNS} FROM batches WHERE topic_id = ? AND partition = ? "
+            "AND timestamp >= ? ORDER BY last_offset LIMIT 1",
+            (topic_id.bytes, partition, timestamp),
+        ).fetchone()
+        return None if row is None else StoredBatch.from_row(row)
+
+    def batch_with_max_timestamp(self, topic_id: Uuid, partition: int) -> StoredBatch | None:
+        """The earliest batch holding the partition's largest timestamp."""
+        row = self.db.execute(
+            f"SELECT {_BATCH_COLUMNS} FROM batches WHERE topic_id = ? AND partition = ? "
+            "ORDER BY timestamp DESC, last_offset ASC LIMIT 1",
+            (topic_id.bytes, partition),
+        ).fetchone()
+        return None if row is None else StoredBatch.from_row(row)
+
+    def partition_batches_by_age(self, topic_id: Uuid, partition: int) -> list[tuple[int, int, int]]:
+        """(last offset, timestamp, size) of every live batch, in offset order (for retention)."""
+        rows = self.db.execute(
+            "SELECT last_offset, timestamp, size FROM batches WHERE topic_id = ? AND partition = ? "
+            "ORDER BY last_offset",
+            (topic_id.bytes, partition),
+        ).fetchall()
+        return [(int(a), int(b), int(c)) for a, b, c in rows]
+
+    def object_exists(self, object_key: str) -> bool:
+        row = self.db.execute("SELECT 1 FROM objects WHERE object_key = ?", (object_key,))
+        return row.fetchone() is not None
+
+    def files_to_delete(self) -> list[tuple[str, int]]:
+        """(object key, soft-deleted at) of every soft-deleted object, oldest first."""
+        rows = self.db.execute(
+            "SELECT object_key, deleted_at FROM objects WHERE deleted_at IS NOT NULL "
+            "ORDER BY deleted_at, object_key"
+        ).fetchall()
+        return [(str(key), int(at)) for key, at in rows]
+
+    def is_soft_deleted(self, object_key: str) -> bool:
+        row = self.db.execute(
+            "SELECT 1 FROM objects WHERE object_key = ? AND deleted_at IS NOT NULL "
+            "AND NOT EXISTS (SELECT 1 FROM batches WHERE object_key = ?)",
+            (object_key, object_key),
+        ).fetchone()
+        return row is not None
+
+    def topics(self) -> Iterable[tuple[Uuid, int]]:
+        for topic, count in self.db.execute("SELECT topic_id, num_partitions FROM topics"):
+            yield Uuid(topic), int(count)
+
+    def snapshot(self) -> dict[str, list[tuple[object, ...]]]:
+        """Every row of every state table, sorted: what two equal states have in common."""
+        tables = ("topics", "partitions", "objects", "batches")
+        return {t: sorted(self.db.execute(f"SELECT * FROM {t}").fetchall()) for t in tables}

@@ -1,0 +1,178 @@
+"""The RPCs 93-98 of the diskless registry as calls of ``BatchCoordinator``, and back.
+
+CommitBatches carries one batch per partition entry, each naming its object: the entries are
+grouped by object key (in the order keys first appear), each object's size taken as the end of
+its furthest batch (the request has no size field), and all objects committed in one log batch.
+Its answer has one topic entry per ``Batches[]`` and topic of the request, partitions in request
+order. FindDisklessBatches answers one partition entry per batch found; a partition with no
+batch to give (an error, or an offset at the high watermark) gets one entry with its error, log
+start offset and high watermark, an empty object key and -1 in the batch fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..diskless_messages import commit_batches_request as commit_req
+from ..diskless_messages import commit_batches_response as commit_res
+from ..diskless_messages import delete_diskless_records_request as delete_records_req
+from ..diskless_messages import delete_diskless_records_response as delete_records_res
+from ..diskless_messages import delete_diskless_topics_request as delete_topics_req
+from ..diskless_messages import delete_diskless_topics_response as delete_topics_res
+from ..diskless_messages import find_diskless_batches_request as find_req
+from ..diskless_messages import find_diskless_batches_response as find_res
+from ..diskless_messages import init_diskless_topics_request as init_req
+from ..diskless_messages import init_diskless_topics_response as init_res
+from ..diskless_messages import list_diskless_offsets_request as list_req
+from ..diskless_messages import list_diskless_offsets_response as list_res
+from ..message import Message
+from ..uuid import Uuid
+from .coordinator import BatchCoordinator, Decide, ObjectBatches
+from .store import LOG_APPEND_TIME
+from .types import CommitBatchRequest, CommitBatchResponse, CreateTopicAndPartitionsRequest
+from .types import DeleteRecordsRequest, FindBatchRequest, FindBatchResponse, ListOffsetsRequest
+from .types import TopicIdPartition
+
+# runs a write decision to its durable answer (GroupCommitter.write)
+Write = Callable[[Decide], Awaitable[Any]]
+
+
+async def init_topics(
+    coordinator: BatchCoordinator, write: Write, request: init_req.InitDisklessTopicsRequest
+) -> Message:
+    asked = [CreateTopicAndPartitionsRequest(t.topic_id, "", t.num_partitions) for t in request.topics]
+    errors = await write(coordinator.create_decision(asked))
+    return init_res.InitDisklessTopicsResponse(responses=[
+        init_res.InitDisklessTopicResult(topic_id=t.topic_id, error_code=e)
+        for t, e in zip(request.topics, errors)
+    ])  # fmt: skip
+
+
+async def delete_topics(
+    coordinator: BatchCoordinator, write: Write, request: delete_topics_req.DeleteDisklessTopicsRequest
+) -> Message:
+    errors = await write(coordinator.delete_topics_decision([t.topic_id for t in request.topics]))
+    return delete_topics_res.DeleteDisklessTopicsResponse(responses=[
+        delete_topics_res.DeleteDisklessTopicResult(topic_id=t.topic_id, error_code=e)
+        for t, e in zip(request.topics, errors)
+    ])  # fmt: skip
+
+
+def _commit_request(topic_id: Uuid, p: commit_req.CommitBatchesTopicPartition) -> CommitBatchRequest:
+    return CommitBatchRequest(
+        TopicIdPartition(topic_id, p.partition_index), p.byte_offset, p.size, p.base_offset,
+        p.last_offset, p.batch_max_timestamp, p.message_timestamp_type, p.producer_id,
+        p.producer_epoch, p.base_sequence, p.last_sequence,
+    )  # fmt: skip
+
+
+def _commit_result(p: commit_req.CommitBatchesTopicPartition, a: CommitBatchResponse) -> commit_res.CommitBatchesTopicPartitionResults:
+    return commit_res.CommitBatchesTopicPartitionResults(
+        partition_index=p.partition_index, error_code=a.error,
+        assigned_base_offset=a.assigned_base_offset, log_append_time=a.log_append_time,
+        log_start_offset=a.log_start_offset, is_duplicate=a.is_duplicate,
+    )  # fmt: skip
+
+
+async def commit_batches(
+    coordinator: BatchCoordinator, write: Write, request: commit_req.CommitBatchesRequest
+) -> Message:
+    entries = [(t.topic_id, p) for b in request.batches for t in b.topics for p in t.partitions]
+    by_key: dict[str, list[int]] = {}  # object key -> indexes of its entries
+    for index, (_, p) in enumerate(entries):
+        by_key.setdefault(p.object_key, []).append(index)
+    objects: list[ObjectBatches] = []
+    for key, indexes in by_key.items():
+        batches = [_commit_request(*entries[i]) for i in indexes]
+        size = max(max(b.byte_offset, 0) + max(b.size, 0) for b in batches)
+        objects.append((key, request.broker_id, size, batches))
+    answers: dict[int, CommitBatchResponse] = {}
+    committed = await write(coordinator.commit_decision(objects))
+    for indexes, results in zip(by_key.values(), committed):
+        answers.update(zip(indexes, results))
+    topics, at = [], 0
+    for b in request.batches:
+        for t in b.topics:
+            partitions = [_commit_result(p, answers[at + i]) for i, p in enumerate(t.partitions)]
+            at += len(t.partitions)
+            topics.append(commit_res.CommitBatchesTopicResults(topic_id=t.topic_id, partitions=partitions))
+    return commit_res.CommitBatchesResponse(topics=topics)
+
+
+async def delete_records(
+    coordinator: BatchCoordinator, write: Write, request: delete_records_req.DeleteDisklessRecordsRequest
+) -> Message:
+    asked = [DeleteRecordsRequest(TopicIdPartition(t.topic_id, p.partition_index), p.offset)
+             for t in request.topics for p in t.partitions]  # fmt: skip
+    answers = iter(await write(coordinator.delete_records_decision(asked)))
+    return delete_records_res.DeleteDisklessRecordsResponse(responses=[
+        delete_records_res.DeleteDisklessRecordsResult(topic_id=t.topic_id, partitions=[
+            delete_records_res.DeleteDisklessPartitionRecordsResult(
+                partition_index=p.partition_index, error_code=next(answers).error)
+            for p in t.partitions
+        ]) for t in request.topics
+    ])  # fmt: skip
+
+
+def _found_entries(p: find_req.FindDisklessBatchTopicPartition, answer: FindBatchResponse) -> list[find_res.FindDisklessBatchTopicPartitionResult]:
+    Partition = find_res.FindDisklessBatchTopicPartitionResult
+    index, error = p.partition_index, answer.error
+    log_start, high_watermark = answer.log_start_offset, answer.high_watermark
+    if not answer.batches:
+        return [Partition(partition_index=index, error_code=error, log_start_offset=log_start,
+                          high_watermark=high_watermark, object_key="", byte_offset=-1, size=-1,
+                          base_offset=-1, last_offset=-1, batch_max_timestamp=-1,
+                          message_timestamp_type=-1, producer_id=-1, producer_epoch=-1,
+                          base_sequence=-1, last_sequence=-1)]  # fmt: skip
+    entries = []
+    for info in answer.batches:
+        m = info.metadata
+        stamp = m.log_append_timestamp if m.timestamp_type == LOG_APPEND_TIME else m.batch_max_timestamp
+        entries.append(Partition(
+            partition_index=index, error_code=error, log_start_offset=log_start,
+            high_watermark=high_watermark, object_key=info.object_key, byte_offset=m.byte_offset,
+            size=m.byte_size, base_offset=m.base_offset, last_offset=m.last_offset,
+            batch_max_timestamp=stamp, message_timestamp_type=m.timestamp_type,
+            producer_id=m.producer_id, producer_epoch=m.producer_epoch,
+            base_sequence=m.base_sequence, last_sequence=m.last_sequence,
+        ))  # fmt: skip
+    return entries
+
+
+async def find_batches(
+    coordinator: BatchCoordinator, write: Write, request: find_req.FindDisklessBatchesRequest
+) -> Message:
+    asked = [FindBatchRequest(TopicIdPartition(t.topic_id, p.partition_index), p.offset, p.max_bytes)
+             for t in request.topics for p in t.partitions]  # fmt: skip
+    answers = iter(coordinator.find_batches(asked, request.max_bytes))
+    return find_res.FindDisklessBatchesResponse(responses=[
+        find_res.FindDisklessBatchTopicResult(topic_id=t.topic_id, partitions=[
+            entry for p in t.partitions for entry in _found_entries(p, next(answers))
+        ]) for t in request.topics
+    ])  # fmt: skip
+
+
+async def list_offsets(
+    coordinator: BatchCoordinator, write: Write, request: list_req.ListDisklessOffsetsRequest
+) -> Message:
+    asked = [ListOffsetsRequest(TopicIdPartition(t.topic_id, p.partition_index), p.timestamp)
+             for t in request.topics for p in t.partitions]  # fmt: skip
+    answers = iter(coordinator.list_offsets(asked))
+
+    def entry(p: list_req.ListDisklessOffsetsTopicPartition) -> list_res.ListDisklessOffsetsTopicPartitionResult:
+        a = next(answers)
+        return list_res.ListDisklessOffsetsTopicPartitionResult(
+            partition_index=p.partition_index, error_code=a.error, timestamp=a.timestamp, offset=a.offset)  # fmt: skip
+
+    return list_res.ListDisklessOffsetsResponse(responses=[
+        list_res.ListDisklessOffsetsTopicResult(topic_id=t.topic_id, partitions=[entry(p) for p in t.partitions])
+        for t in request.topics
+    ])  # fmt: skip
+
+
+# (coordinator, write, request) -> the response; the request is the api key's request class
+Call = Callable[[BatchCoordinator, Write, Any], Awaitable[Message]]
+# api key -> the function answering it
+CALLS: dict[int, Call] = {93: init_topics, 94: commit_batches, 95: delete_topics, 96: delete_records,
+                          97: find_batches, 98: list_offsets}  # fmt: skip
