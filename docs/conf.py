@@ -59,6 +59,8 @@ nitpick_ignore = [
     ("py:class", "PartitionChangeRecord"),
     ("py:class", "RequestHook"),
     ("py:class", "ResponseHook"),
+    ("py:class", "Path"),  # pathlib's, as the testing package's signatures name it
+    ("py:class", "Interceptor"),
 ]
 
 html_theme = "alabaster"

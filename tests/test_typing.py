@@ -51,6 +51,8 @@ API_PACKAGES = [
     "kafka_meta_proto.client",
     "kafka_meta_proto.server",
     "kafka_meta_proto.proxy",
+    "kafka_meta_proto.testing",
+    "kafka_meta_proto.diskless",
 ]
 
 USER_SCRIPT = """

@@ -15,6 +15,7 @@ import asyncio
 import logging
 import signal
 import sys
+from typing import Any
 
 from ..testing.cluster import FakeCluster
 
@@ -34,7 +35,7 @@ async def serve(args: argparse.Namespace) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    options = {}
+    options: dict[str, Any] = {}
     if args.port:
         options["ports"] = [args.port + i for i in range(args.brokers)]
     if args.session_timeout_ms is not None:

@@ -89,7 +89,8 @@ def _matching_entries(struct: type[Message], request: Message | None, version: i
         value = getattr(request, field.name, None)
         if field.struct is None or not isinstance(value, list) or not value:
             continue
-        score = len(wanted & {f.name for f in field.struct._FIELDS})
+        entry_class: type[Message] = field.struct
+        score = len(wanted & {f.name for f in entry_class._FIELDS})
         if score > best_score:
             best, best_score = value, score
     return best
