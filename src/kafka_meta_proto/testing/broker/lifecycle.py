@@ -28,6 +28,7 @@ from ...client import Connection, connect
 from ...error_codes import ErrorCode
 from ...kraft.image import MetadataImage
 from ...log.batch import RecordBatch, decode_batch
+from ...log.errors import TruncatedBatchError
 from ...log.names import METADATA_TOPIC
 from ...message import Message
 from ...messages.alter_partition_request import AlterPartitionRequest
@@ -319,11 +320,12 @@ class BrokerLifecycle:
 
 def _batches(records: bytes) -> list[RecordBatch]:
     """The whole batches of a Fetch answer's records (a cut-off last one is left for the next)."""
-    batches, position = [], 0
-    while position + 61 <= len(records):  # 61: a batch header's size
-        size = 12 + int.from_bytes(records[position + 8 : position + 12], "big")
-        if position + size > len(records):
+    batches: list[RecordBatch] = []
+    position = 0
+    while position < len(records):
+        try:
+            batch, position = decode_batch(records, position)
+        except TruncatedBatchError:
             break
-        batch, position = decode_batch(records, position)
         batches.append(batch)
     return batches

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from ...error_codes import ErrorCode
 from ...kraft.image import (
     DIRECTORY_MIGRATING,
     DIRECTORY_UNASSIGNED,
@@ -67,8 +68,6 @@ def default_directory(image: MetadataImage, broker_id: int) -> Uuid:
 
 def place(image: MetadataImage, partitions: int, replication: int, start: int) -> list[list[int]]:
     """Replica lists for ``partitions`` new partitions, striped from ``start`` (see the module)."""
-    from ...error_codes import ErrorCode
-
     usable = [b for b in image.brokers.values() if not b.in_controlled_shutdown]
     unfenced = sorted(b.id for b in usable if not b.fenced)
     fenced = sorted(b.id for b in usable if b.fenced)
