@@ -81,7 +81,7 @@ class BrokerLifecycle:
         self.broker_epoch = -1
         self.fenced = True
         self.high_watermark = 0
-        self.last_heartbeat: BrokerHeartbeatResponse | None = None
+        self.last_heartbeat: Any = None  # the last BrokerHeartbeatResponse
         self._listeners: list[Listener] = []
         self._changed = asyncio.Condition()
         self._want_shutdown = False
@@ -289,12 +289,12 @@ class BrokerLifecycle:
                 await asyncio.wait_for(self._heartbeat_now.wait(), self.heartbeat_interval)
             self._heartbeat_now.clear()
 
-    async def heartbeat(self) -> BrokerHeartbeatResponse:
+    async def heartbeat(self) -> Any:
         """Send one heartbeat now and take in the answer."""
         request = BrokerHeartbeatRequest(broker_id=self.node_id, broker_epoch=self.broker_epoch,
                                          current_metadata_offset=self.image.offset,
                                          want_fence=False, want_shut_down=self._want_shutdown)  # fmt: skip
-        answer: BrokerHeartbeatResponse = await self._send(request, BrokerHeartbeatResponse)
+        answer = await self._send(request, BrokerHeartbeatResponse)
         self.last_heartbeat = answer
         if not answer.error_code:
             self.fenced = bool(answer.is_fenced)

@@ -34,6 +34,7 @@ from ...kraft.image import (
     PartitionRegistration,
 )
 from ...kraft.rules import NO_LEADER
+from ...message import Message
 from ...messages.partition_change_record import PartitionChangeRecord
 from ...messages.partition_record import PartitionRecord
 from ...uuid import Uuid
@@ -90,7 +91,7 @@ def place(image: MetadataImage, partitions: int, replication: int, start: int) -
     return placed
 
 
-def partition_record(image: MetadataImage, topic_id: Uuid, index: int, replicas: list[int]) -> PartitionRecord:
+def partition_record(image: MetadataImage, topic_id: Uuid, index: int, replicas: list[int]) -> Message:
     """The PartitionRecord of a new partition on ``replicas``."""
     isr = [r for r in replicas if is_active(image, r)]
     return PartitionRecord(
