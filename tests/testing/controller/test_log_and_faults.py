@@ -100,3 +100,37 @@ def test_leaders_move_on_demand_and_unregistered_brokers_leave(tmp_path):
             assert image.topic("t").partitions[0].isr == [first.leader]
 
     run(scenario())
+
+
+def test_fetch_serves_the_metadata_partition_alone_and_long_polls(tmp_path):
+    from kafka_meta_proto import message_class
+    from kafka_meta_proto.error_codes import ErrorCode
+    from kafka_meta_proto.uuid import Uuid
+
+    FetchRequest = message_class("FetchRequest")
+
+    def fetch(offset: int, topic_id=Uuid.METADATA_TOPIC_ID, wait_ms: int = 0):
+        part = FetchRequest.FetchPartition(partition=0, fetch_offset=offset, partition_max_bytes=1 << 20)
+        return FetchRequest(max_wait_ms=wait_ms, min_bytes=1, max_bytes=1 << 20,
+                            topics=[FetchRequest.FetchTopic(topic_id=topic_id, partitions=[part])])  # fmt: skip
+
+    async def scenario():
+        async with scene(tmp_path) as s, await s.connection() as conn:
+            end = s.controller.log.end_offset
+            whole = (await conn.send(fetch(0))).responses[0].partitions[0]
+            assert (whole.error_code, whole.high_watermark) == (0, end)
+            assert whole.current_leader.leader_id == 3000 and whole.current_leader.leader_epoch == 1
+            assert bytes(whole.records) == s.controller.log.read(0, 1 << 20) and whole.records
+            other = (await conn.send(fetch(0, Uuid.random()))).responses[0].partitions[0]
+            assert other.error_code == ErrorCode.UNKNOWN_TOPIC_ID
+            past = (await conn.send(fetch(end + 5))).responses[0].partitions[0]
+            assert past.error_code == ErrorCode.OFFSET_OUT_OF_RANGE
+            # At the log end the answer waits for the next batch, and carries it.
+            waiting = asyncio.ensure_future(conn.send(fetch(end, wait_ms=5000)))
+            await asyncio.sleep(0.05)
+            assert not waiting.done()
+            await s.unfenced(0)  # its registration is written: the waiting fetch answers
+            answer = (await waiting).responses[0].partitions[0]
+            assert answer.high_watermark > end and answer.records
+
+    run(scenario())

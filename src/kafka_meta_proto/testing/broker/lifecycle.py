@@ -28,6 +28,7 @@ from ...client import Connection, connect
 from ...error_codes import ErrorCode
 from ...kraft.image import MetadataImage
 from ...log.batch import RecordBatch, decode_batch
+from ...log.errors import TruncatedBatchError
 from ...log.names import METADATA_TOPIC
 from ...message import Message
 from ...messages.alter_partition_request import AlterPartitionRequest
@@ -80,7 +81,7 @@ class BrokerLifecycle:
         self.broker_epoch = -1
         self.fenced = True
         self.high_watermark = 0
-        self.last_heartbeat: BrokerHeartbeatResponse | None = None
+        self.last_heartbeat: Any = None  # the last BrokerHeartbeatResponse
         self._listeners: list[Listener] = []
         self._changed = asyncio.Condition()
         self._want_shutdown = False
@@ -288,12 +289,12 @@ class BrokerLifecycle:
                 await asyncio.wait_for(self._heartbeat_now.wait(), self.heartbeat_interval)
             self._heartbeat_now.clear()
 
-    async def heartbeat(self) -> BrokerHeartbeatResponse:
+    async def heartbeat(self) -> Any:
         """Send one heartbeat now and take in the answer."""
         request = BrokerHeartbeatRequest(broker_id=self.node_id, broker_epoch=self.broker_epoch,
                                          current_metadata_offset=self.image.offset,
                                          want_fence=False, want_shut_down=self._want_shutdown)  # fmt: skip
-        answer: BrokerHeartbeatResponse = await self._send(request, BrokerHeartbeatResponse)
+        answer = await self._send(request, BrokerHeartbeatResponse)
         self.last_heartbeat = answer
         if not answer.error_code:
             self.fenced = bool(answer.is_fenced)
@@ -319,11 +320,12 @@ class BrokerLifecycle:
 
 def _batches(records: bytes) -> list[RecordBatch]:
     """The whole batches of a Fetch answer's records (a cut-off last one is left for the next)."""
-    batches, position = [], 0
-    while position + 61 <= len(records):  # 61: a batch header's size
-        size = 12 + int.from_bytes(records[position + 8 : position + 12], "big")
-        if position + size > len(records):
+    batches: list[RecordBatch] = []
+    position = 0
+    while position < len(records):
+        try:
+            batch, position = decode_batch(records, position)
+        except TruncatedBatchError:
             break
-        batch, position = decode_batch(records, position)
         batches.append(batch)
     return batches

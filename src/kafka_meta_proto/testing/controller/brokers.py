@@ -54,9 +54,9 @@ Commit = Callable[[Entries], int]  # appends a batch, applies it; returns its ba
 class ControllerError(Exception):
     """A request refused with a Kafka error code."""
 
-    def __init__(self, error: ErrorCode, message: str):
+    def __init__(self, error: int, message: str):
         super().__init__(message)
-        self.error = error
+        self.error = error  # an ErrorCode
 
 
 @dataclass

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from ...error_codes import ErrorCode
 from ...kraft.image import MetadataImage, PartitionRegistration
+from ...message import Message
 from ...messages.alter_partition_response import AlterPartitionResponse
 from ...messages.partition_change_record import PartitionChangeRecord
 from .metadata_log import Entries
@@ -62,7 +63,7 @@ def _answer(index: int, p: PartitionRegistration, error: int = 0) -> Any:
     )  # fmt: skip
 
 
-def alter_partition(image: MetadataImage, commit: Commit, request: Any, version: int) -> AlterPartitionResponse:
+def alter_partition(image: MetadataImage, commit: Commit, request: Any, version: int) -> Message:
     """The answer to an AlterPartition request whose broker epoch was checked."""
     topics = []
     for topic_data in request.topics:

@@ -2,7 +2,7 @@
 for the brokers that fetch them, and the files Kafka keeps beside them.
 
 One controller is the whole quorum, so a batch is committed as soon as it is written: the high
-watermark is the log end offset. The directory is laid out as a Kafka controller's:
+watermark is the log end offset. The directory is laid out as a Kafka controller's::
 
     <data dir>/meta.properties                      node.id, directory.id, version 1, cluster.id
     <data dir>/__cluster_metadata-0/

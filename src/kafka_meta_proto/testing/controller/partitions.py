@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from ...error_codes import ErrorCode
 from ...kraft.image import (
     DIRECTORY_MIGRATING,
     DIRECTORY_UNASSIGNED,
@@ -33,6 +34,7 @@ from ...kraft.image import (
     PartitionRegistration,
 )
 from ...kraft.rules import NO_LEADER
+from ...message import Message
 from ...messages.partition_change_record import PartitionChangeRecord
 from ...messages.partition_record import PartitionRecord
 from ...uuid import Uuid
@@ -67,8 +69,6 @@ def default_directory(image: MetadataImage, broker_id: int) -> Uuid:
 
 def place(image: MetadataImage, partitions: int, replication: int, start: int) -> list[list[int]]:
     """Replica lists for ``partitions`` new partitions, striped from ``start`` (see the module)."""
-    from ...error_codes import ErrorCode
-
     usable = [b for b in image.brokers.values() if not b.in_controlled_shutdown]
     unfenced = sorted(b.id for b in usable if not b.fenced)
     fenced = sorted(b.id for b in usable if b.fenced)
@@ -91,7 +91,7 @@ def place(image: MetadataImage, partitions: int, replication: int, start: int) -
     return placed
 
 
-def partition_record(image: MetadataImage, topic_id: Uuid, index: int, replicas: list[int]) -> PartitionRecord:
+def partition_record(image: MetadataImage, topic_id: Uuid, index: int, replicas: list[int]) -> Message:
     """The PartitionRecord of a new partition on ``replicas``."""
     isr = [r for r in replicas if is_active(image, r)]
     return PartitionRecord(

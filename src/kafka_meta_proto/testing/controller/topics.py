@@ -153,7 +153,7 @@ class TopicControl:
         try:
             return place(self.image, partitions, replication, start)
         except PlacementError as e:
-            raise ControllerError(ErrorCode(e.error), str(e)) from None
+            raise ControllerError(e.error, str(e)) from None
 
     def _checked(self, replicas: list[int]) -> list[int]:
         """A manual assignment: a non-empty list of distinct, registered, unfenced brokers."""
