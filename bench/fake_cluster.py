@@ -59,6 +59,7 @@ READY_TIMEOUT = 300.0  # seconds a cluster may take to serve on a loaded machine
 VALUE_SIZE = 100
 OURS, OURS_THREAD = "ours, fresh process", "ours, in-process"
 KFAKE_AIM = 0.5  # ours at least half of kfake's records per second
+PEERS = ("ours", "kfake", "Kafka")
 sys.path.insert(0, str(ROOT / "tools"))  # kafka_cluster, kafka_oracle, kafka_client
 
 
@@ -211,7 +212,7 @@ def build_kfake() -> Path | str:
     """The kfake program, built once per source (bench/.cache/), or why it cannot be."""
     go = shutil.which("go")
     if go is None:
-        return "Go is not installed (https://go.dev/dl/): kfake left out"
+        return "Go is not installed (bench/kfake needs Go 1.26 or newer): kfake left out"
     digest = hashlib.sha256()
     for name in ("go.mod", "go.sum", "main.go"):
         digest.update((KFAKE_SOURCE / name).read_bytes())
@@ -228,25 +229,27 @@ def build_kfake() -> Path | str:
     return binary
 
 
-def peers(only: list[str] | None) -> list[Peer]:
-    """The peers that can run here (a note on standard error for each left out)."""
-    found: list[Peer] = [LineServer(OURS, [sys.executable, __file__, "--serve"]), OursThread()]
-    kfake = build_kfake()
+def peers(only: list[str]) -> list[Peer]:
+    """The peers asked for that can run here (a note on standard error for each left out)."""
+    import kafka_oracle
+
+    found: list[Peer] = []
+    if "ours" in only:
+        found += [LineServer(OURS, [sys.executable, __file__, "--serve"]), OursThread()]
+    kfake = build_kfake() if "kfake" in only else None
     if isinstance(kfake, Path):
         requires = (KFAKE_SOURCE / "go.mod").read_text(encoding="utf-8").split()
         version = requires[requires.index("github.com/twmb/franz-go/pkg/kfake") + 1]
         found.append(LineServer("kfake", [str(kfake), "-brokers"], f"kfake {version}"))
-    else:
+    elif kfake:
         print(kfake, file=sys.stderr)
-    import kafka_oracle
-
     release = kafka_oracle.releases()[-1]
-    if kafka_oracle.missing(release):
+    if "Kafka" in only and kafka_oracle.missing(release):
         print(f"Kafka cannot run here ({kafka_oracle.missing(release)}): Kafka left out",
               file=sys.stderr)  # fmt: skip
-    else:
+    elif "Kafka" in only:
         found.append(Kafka(release))
-    return [peer for peer in found if only is None or peer.name.split(",")[0] in only]
+    return found
 
 
 def metadata_lists(bootstrap: str, brokers: int, timeout: float = READY_TIMEOUT) -> None:
@@ -535,7 +538,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--brokers", type=int, default=3, help="brokers of the start-up clusters")
     ap.add_argument("--part", choices=("all", "startup", "throughput"), default="all")
-    ap.add_argument("--only", nargs="+", choices=("ours", "kfake", "Kafka"), help="these peers")
+    ap.add_argument("--only", nargs="+", choices=PEERS, default=PEERS, help="these peers")
     ap.add_argument("--cpu-time", action="store_true", help="rank by the clusters' CPU time")
     ap.add_argument("--quick", action="store_true", help="a smoke run: 20,000 records, 1 round")
     ap.add_argument("--json", type=Path, help="write the samples and figures here too")
