@@ -13,10 +13,10 @@ import importlib.util
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import GOLDEN, ROOT
+from tiers import hypothesis_twins, share_and_sweep
 from kafka_meta_proto import REGISTRY, DecodeError, EncodeError, codec, message_class
 from kafka_meta_proto.strategies import versioned_messages
 
@@ -72,9 +72,7 @@ def test_golden_vectors_decode_and_encode_alike(diff):
     assert res.declined_decode == 0 and res.declined_encode == 0
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.data())
-def test_hypothesis_messages_alike(diff, data):
+def _hypothesis_messages_alike(diff, data):
     cls = message_class(data.draw(st.sampled_from(REGISTRY.names())))
     version, msg = data.draw(versioned_messages(cls))
     res = diff.Result()
@@ -90,6 +88,11 @@ def test_hypothesis_messages_alike(diff, data):
     back = diff.check_decode(cls, version, encoded, res, detail)
     assert res.mismatches == 0 and res.declined_decode == 0, res.findings
     assert diff.same(back, cls.decode(encoded, version))
+
+
+test_hypothesis_messages_alike, test_hypothesis_messages_alike_sweep = hypothesis_twins(
+    100, 400, data=st.data()
+)(_hypothesis_messages_alike)
 
 
 def _other_value(value):
@@ -156,9 +159,10 @@ def test_struct_defaults_are_compared_field_by_field_as_the_writer_does(diff):
     assert written > 100  # changed defaults that the writer wrote (tagged fields at flexible versions)
 
 
-def test_short_differential_fuzz(diff):
-    res = diff.run(30_000, seed=11, quiet=True)
-    assert res.inputs == 30_000 and res.decoded > 3_000 and res.encoded > 3_000
+@pytest.mark.parametrize("inputs", share_and_sweep(10_000, 30_000))
+def test_short_differential_fuzz(diff, inputs):
+    res = diff.run(inputs, seed=11, quiet=True)
+    assert res.inputs == inputs and res.decoded > inputs // 10 and res.encoded > inputs // 10
     assert res.mismatches == 0, res.findings[:3]
     assert res.declined_decode == 0  # every input Python decodes, the compiled codec decodes
 
@@ -334,7 +338,8 @@ def read_all(records, data: bytes, count: int, parser):
         records._parse_records = saved
 
 
-def test_record_parser_agrees_with_the_python_reader():
+@pytest.mark.parametrize("batches", share_and_sweep(2_000, 8_000))
+def test_record_parser_agrees_with_the_python_reader(batches):
     import random
 
     from kafka_meta_proto.log import records
@@ -343,7 +348,7 @@ def test_record_parser_agrees_with_the_python_reader():
     assert compiled is not None
     rng = random.Random(18)
     agreed = parsed = 0
-    for _ in range(8_000):
+    for _ in range(batches):
         recs = random_records(rng)
         data = bytearray(records.encode_records(recs))
         count = len(recs)
@@ -375,4 +380,4 @@ def test_record_parser_agrees_with_the_python_reader():
         else:
             assert through == reference
             agreed += 1
-    assert parsed > 2_000 and agreed > 2_000
+    assert parsed > batches // 4 and agreed > batches // 4

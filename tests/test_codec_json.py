@@ -13,10 +13,10 @@ import math
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import GOLDEN, ROOT
+from tiers import hypothesis_twins
 from kafka_meta_proto import REGISTRY, Uuid, codec, message_class
 from kafka_meta_proto.messages.partition_record import PartitionRecord
 from kafka_meta_proto.strategies import versioned_messages
@@ -69,14 +69,17 @@ def test_golden_vectors():
     assert count > 1000
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.data())
-def test_hypothesis_messages(data):
+def _hypothesis_messages(data):
     cls = message_class(data.draw(st.sampled_from(REGISTRY.names())))
     version, msg = data.draw(versioned_messages(cls))
     same_form(msg, version)
     text = native.json_text_alone(msg.to_json(version))
     assert text is not None and text == python_text(msg.to_json(version))
+
+
+test_hypothesis_messages, test_hypothesis_messages_sweep = hypothesis_twins(100, 400, data=st.data())(
+    _hypothesis_messages
+)
 
 
 def test_tagged_fields_unknown_fields_and_null_arrays():
@@ -115,9 +118,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=500, deadline=None)
-@given(json_values)
-def test_json_text_is_jsons(value):
+def _json_text_is_jsons(value):
     expected = python_text(value)
     got = native.json_text_alone(value)
     has_surrogate = any(0xD800 <= ord(c) <= 0xDFFF for c in expected)
@@ -126,6 +127,11 @@ def test_json_text_is_jsons(value):
     else:
         assert got == expected
     assert codec.json_text(value) == expected
+
+
+test_json_text_is_jsons, test_json_text_is_jsons_sweep = hypothesis_twins(150, 500, value=json_values)(
+    _json_text_is_jsons
+)
 
 
 @pytest.mark.parametrize(

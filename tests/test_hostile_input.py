@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from conftest import canonical_unknown_tags, golden_vectors, same_json, shipped_class, shipped_names
+from tiers import hypothesis_twins
 from kafka_meta_proto import DISKLESS_REGISTRY, REGISTRY, DecodeError, UnsupportedVersionError, kraft, message_class, protocol
 from kafka_meta_proto.wire import uvarint
 
@@ -261,9 +262,7 @@ def _unsorted_unknown_tags_equal(a, b, version: int) -> bool:
     return same_json(canonical_unknown_tags(a.to_json(version)), canonical_unknown_tags(b.to_json(version)))
 
 
-@settings(max_examples=4000, deadline=None, database=None, suppress_health_check=list(HealthCheck))
-@given(pair=st.sampled_from(PAIRS), data=st.binary(max_size=200))
-def test_random_bytes(pair, data):
+def _random_bytes(pair, data):
     name, version = pair
     cls = shipped_class(name)
     try:
@@ -283,9 +282,13 @@ def test_random_bytes(pair, data):
     assert _unsorted_unknown_tags_equal(back, msg, version), f"{name} v{version} {data.hex()}"
 
 
-@settings(max_examples=1500, deadline=None, database=None, suppress_health_check=list(HealthCheck))
-@given(pair=st.sampled_from(PAIRS), data=st.binary(max_size=120))
-def test_random_bytes_after_a_valid_prefix(pair, data):
+# A fifth of the sweep in the fast suite, the whole in the slow tier.
+test_random_bytes, test_random_bytes_sweep = hypothesis_twins(
+    800, 4000, pair=st.sampled_from(PAIRS), data=st.binary(max_size=200)
+)(_random_bytes)
+
+
+def _random_bytes_after_a_valid_prefix(pair, data):
     """Random bytes spliced onto the start of a real encoding, to get past the first field."""
     name, version = pair
     cls = shipped_class(name)
@@ -296,6 +299,11 @@ def test_random_bytes_after_a_valid_prefix(pair, data):
     except DecodeError as e:
         problem = located_problem(e, cut + len(data), field_level=TRAILING not in e.reason)
         assert problem is None, f"{name} v{version} {(valid[:cut] + data).hex()}: {problem}"
+
+
+test_random_bytes_after_a_valid_prefix, test_random_bytes_after_a_valid_prefix_sweep = hypothesis_twins(
+    300, 1500, pair=st.sampled_from(PAIRS), data=st.binary(max_size=120)
+)(_random_bytes_after_a_valid_prefix)
 
 
 def _encodable(cls, version: int) -> bool:
@@ -323,22 +331,20 @@ RECORD_TYPES = sorted(set(REGISTRY.record_types()) | set(DISKLESS_REGISTRY.recor
 BOTH = pytest.mark.parametrize("registry", [REGISTRY, DISKLESS_REGISTRY], ids=["kafka", "diskless"])
 
 
-@settings(max_examples=800, deadline=None, database=None, suppress_health_check=list(HealthCheck))
-@given(
-    record_type=st.sampled_from(RECORD_TYPES) | st.integers(0, 2**32 - 1),
-    version=st.integers(0, 3) | st.integers(0, 2**32 - 1),
-    body=st.binary(max_size=120),
-    raw=st.booleans(),
-    junk=st.binary(max_size=12),
-)
-@BOTH
-def test_random_record_values(registry, record_type, version, body, raw, junk):
+def _random_record_values(registry, record_type, version, body, raw, junk):
     """KRaft record values: frame varints and body, random; only DecodeError comes out."""
     value = junk if raw else b"\x01" + uvarint(record_type) + uvarint(version) + body
     try:
         kraft.decode_record_value(value, registry)
     except DecodeError as e:
         assert e.offset is not None and 0 <= e.offset <= len(value), (value.hex(), str(e))
+
+
+test_random_record_values, test_random_record_values_sweep = map(BOTH, hypothesis_twins(
+    200, 800, record_type=st.sampled_from(RECORD_TYPES) | st.integers(0, 2**32 - 1),
+    version=st.integers(0, 3) | st.integers(0, 2**32 - 1), body=st.binary(max_size=120),
+    raw=st.booleans(), junk=st.binary(max_size=12),
+)(_random_record_values))  # fmt: skip
 
 
 @pytest.mark.parametrize("value", ["", "01", "0103", "0180"])
@@ -352,10 +358,7 @@ def test_record_value_frame_errors_name_the_field(value):
 API_KEYS = sorted(set(REGISTRY.api_keys()) | set(DISKLESS_REGISTRY.api_keys()))
 
 
-@settings(max_examples=1500, deadline=None, database=None, suppress_health_check=list(HealthCheck))
-@given(api_key=st.sampled_from(API_KEYS), version=st.integers(0, 20), rest=st.binary(max_size=120), framed=st.booleans())
-@BOTH
-def test_random_requests(registry, api_key, version, rest, framed):
+def _random_requests(registry, api_key, version, rest, framed):
     """Request frames with a known api key and random version, header and body bytes."""
     payload = api_key.to_bytes(2, "big") + version.to_bytes(2, "big") + rest
     data = protocol.frame(payload) if framed else payload
@@ -368,17 +371,26 @@ def test_random_requests(registry, api_key, version, rest, framed):
         assert api_key not in registry.api_keys() or version not in registry.request_class(api_key).versions()
 
 
-@settings(max_examples=1000, deadline=None, database=None, suppress_health_check=list(HealthCheck))
-@given(pair=st.sampled_from([(r, k, v) for r in (REGISTRY, DISKLESS_REGISTRY) for k in r.api_keys()
-                             for v in r.response_class(k).versions()]),
-       payload=st.binary(max_size=120), framed=st.booleans())  # fmt: skip
-def test_random_responses(pair, payload, framed):
+test_random_requests, test_random_requests_sweep = map(BOTH, hypothesis_twins(
+    300, 1500, api_key=st.sampled_from(API_KEYS), version=st.integers(0, 20),
+    rest=st.binary(max_size=120), framed=st.booleans(),
+)(_random_requests))  # fmt: skip
+
+
+def _random_responses(pair, payload, framed):
     registry, api_key, version = pair
     data = protocol.frame(payload) if framed else payload
     try:
         protocol.decode_response(data, api_key, version, size_prefix=framed, registry=registry)
     except DecodeError as e:
         assert e.offset is not None and 0 <= e.offset <= len(data), (data.hex(), str(e))
+
+
+test_random_responses, test_random_responses_sweep = hypothesis_twins(
+    250, 1000, pair=st.sampled_from([(r, k, v) for r in (REGISTRY, DISKLESS_REGISTRY)
+                                     for k in r.api_keys() for v in r.response_class(k).versions()]),
+    payload=st.binary(max_size=120), framed=st.booleans(),
+)(_random_responses)  # fmt: skip
 
 
 @settings(max_examples=500, deadline=None, database=None)

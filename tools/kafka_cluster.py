@@ -41,6 +41,15 @@ JAVA_OPTIONS = (
 )
 
 
+def broker_ids(conn) -> set[int]:
+    """The brokers the cluster's metadata lists (registered and not fenced), asked on ``conn``
+    (the package's ``client.sync`` connection)."""
+    from kafka_meta_proto import message_class
+
+    body = conn.send(message_class("MetadataRequest")(topics=[]), 12)
+    return {b.node_id for b in body.brokers}
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -240,7 +249,7 @@ class KafkaCluster:
 
     def wait_until_serving(self, timeout: float = 180) -> None:
         """Until every broker answers and the controller lists them all as registered."""
-        from kafka_client import KafkaConnection, broker_ids
+        from kafka_meta_proto.client import NetworkError, sync
 
         deadline = time.monotonic() + timeout
         want = {n.node_id for n in self.nodes if n.is_broker}
@@ -250,10 +259,10 @@ class KafkaCluster:
                 if node.process is not None and node.process.poll() is not None:
                     raise RuntimeError(f"node {node.node_id} exited: see {self.log_file(node)}")
             try:
-                with KafkaConnection(*self.bootstrap[0], timeout=5) as conn:
+                with sync.connect(*self.bootstrap[0], timeout=5) as conn:
                     if broker_ids(conn) >= want:
                         return
-            except OSError as e:
+            except (OSError, NetworkError) as e:
                 last = e
             time.sleep(0.5)
         raise TimeoutError(

@@ -15,10 +15,10 @@ import pytest
 from conftest import ROOT, need_kafka
 
 sys.path.insert(0, str(ROOT / "tools"))
-import kafka_client  # noqa: E402
 import kafka_cluster  # noqa: E402
 import kafka_shell  # noqa: E402
 import kafka_oracle  # noqa: E402
+from cluster import helpers  # noqa: E402  (it imports kafka_cluster)
 
 NEWEST, OLDEST = kafka_oracle.releases()[-1], kafka_oracle.releases()[0]
 STARTED: list[kafka_cluster.KafkaCluster] = []
@@ -71,8 +71,8 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(
                 f"Kafka {c.release} cluster ({len(c.nodes)} node(s)) started in {c.startup_seconds:.1f} s; logs in {c.workdir}"
             )
-    if kafka_client.EXCHANGED:
-        exchanged = kafka_client.EXCHANGED
+    exchanged = helpers.EXCHANGED
+    if exchanged:
         by_api = ", ".join(f"{name.removesuffix('Request')} v{version}: {count}"
                            for (name, version), count in sorted(exchanged.items()))  # fmt: skip
         terminalreporter.write_line(

@@ -1,14 +1,29 @@
-"""Waiting on a live cluster, and a stable copy of its metadata log to read."""
+"""Talking to a live cluster through the package's client, waiting on it, and a stable copy of
+its metadata log to read."""
 
 from __future__ import annotations
 
 import shutil
 import time
+from collections import Counter
 from pathlib import Path
 
-from kafka_client import Exchange, KafkaConnection, broker_ids
-from kafka_meta_proto import message_class
+from kafka_cluster import broker_ids
+from kafka_meta_proto import message_class, protocol
+from kafka_meta_proto.client import NetworkError, sync
 from kafka_meta_proto.error_codes import ErrorCode
+from kafka_meta_proto.message import Message
+from kafka_meta_proto.net.connection import ResponseReceived
+
+CLIENT_ID = "kafka-meta-proto-tests"
+
+# Requests answered in this session, by (request name, version): the folder's summary reports it.
+EXCHANGED: Counter[tuple[str, int]] = Counter()
+
+
+def connect(host: str, port: int, timeout: float = 30) -> sync.SyncConnection:
+    """A connection of the package's client (ApiVersions negotiated), for blocking test code."""
+    return sync.connect(host, port, client_id=CLIENT_ID, timeout=timeout)
 
 
 def wait_for(condition, what: str, timeout: float = 60, every: float = 0.25):
@@ -25,9 +40,9 @@ def wait_for(condition, what: str, timeout: float = 60, every: float = 0.25):
 
 def listed_brokers(cluster, via: int) -> set[int]:
     try:
-        with KafkaConnection("127.0.0.1", cluster.node(via).port, timeout=5) as conn:
+        with connect("127.0.0.1", cluster.node(via).port, timeout=5) as conn:
             return broker_ids(conn)
-    except OSError:
+    except (OSError, NetworkError):
         return set()
 
 
@@ -43,12 +58,12 @@ def log_files(directory: Path) -> list[Path]:
     return sorted(p for p in directory.iterdir() if p.suffix in (".log", ".checkpoint"))
 
 
-def send(conn: KafkaConnection, request, version: int) -> Exchange:
-    """One exchange; the response must re-encode to the bytes the broker sent."""
-    exchange = conn.send(request, version)
-    assert (
-        exchange.reencoded() == exchange.raw
-    ), f"{type(exchange.body).__name__} v{version} re-encodes differently"
+def send(conn: sync.SyncConnection, request: Message, version: int) -> ResponseReceived:
+    """One exchange at ``version``; the response must re-encode to the bytes the broker sent."""
+    exchange = conn.exchange(request, version)
+    EXCHANGED[(type(request).__name__, version)] += 1
+    ours = protocol.encode_response(exchange.body, exchange.api_version, exchange.correlation_id)
+    assert ours == exchange.frame, f"{type(exchange.body).__name__} v{version} re-encodes differently"
     return exchange
 
 

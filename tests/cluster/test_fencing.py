@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cluster.helpers import copy_metadata_log, listed_brokers, log_files, wait_for
-from kafka_client import KafkaConnection
+from cluster.helpers import connect, copy_metadata_log, listed_brokers, log_files, send, wait_for
 from kafka_meta_proto import message_class
 from kafka_meta_proto.tools import dump
 
@@ -20,8 +19,8 @@ VICTIM = 3
 
 def fenced_flags(cluster) -> dict[int, bool]:
     """Broker id -> fenced, as DescribeCluster v2 (fenced brokers included) reports them."""
-    with KafkaConnection("127.0.0.1", cluster.node(2).port) as conn:
-        body = conn.send(DescribeClusterRequest(include_fenced_brokers=True), 2).body
+    with connect("127.0.0.1", cluster.node(2).port) as conn:
+        body = send(conn, DescribeClusterRequest(include_fenced_brokers=True), 2).body
     assert body.error_code == 0 and body.cluster_id == cluster.cluster_id
     return {b.broker_id: b.is_fenced for b in body.brokers}
 

@@ -15,9 +15,8 @@ import pytest
 import kafka_cluster
 import kafka_oracle
 from cluster.conftest import NEWEST
-from cluster.helpers import send
+from cluster.helpers import connect, send
 from conftest import need_kafka
-from kafka_client import KafkaConnection
 from kafka_meta_proto import message_class
 from kafka_meta_proto.tools import dump
 from kafka_meta_proto.kraft.image import MetadataImage
@@ -137,7 +136,7 @@ def test_older_release_versions_write_their_own_layout(tmp_path, release):
 def test_kafka_starts_and_serves_on_our_directories(tmp_path):
     need_kafka(NEWEST)
     with kafka_cluster.KafkaCluster(NEWEST, tmp_path, formatter="ours") as cluster:
-        with KafkaConnection(*cluster.bootstrap[0]) as conn:
+        with connect(*cluster.bootstrap[0]) as conn:
             request = message_class("CreateTopicsRequest")
             topic = request.CreatableTopic(
                 name="on-our-format", num_partitions=1, replication_factor=2
@@ -268,7 +267,7 @@ def test_kafka_starts_on_our_standalone_controller(tmp_path):
     host, port = cluster.controller_address
     cluster.settings.update({"controller.quorum.voters": None, "controller.quorum.bootstrap.servers": f"{host}:{port}"})
     with cluster:
-        with KafkaConnection(*cluster.bootstrap[0]) as conn:
+        with connect(*cluster.bootstrap[0]) as conn:
             request = message_class("DescribeQuorumRequest")
             topic = request.TopicData(topic_name="__cluster_metadata", partitions=[request.PartitionData(partition_index=0)])
             answer = send(conn, request(topics=[topic]), 2).body

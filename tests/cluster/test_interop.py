@@ -1,13 +1,12 @@
-"""Talking to a real Kafka with our classes only: a socket, our frames and headers, our message
-classes and our record-batch writer. Every response must decode and re-encode to the bytes the
+"""Talking to a real Kafka with our classes only: the package's client (``client.sync``), our
+message classes and our record-batch writer. Every response must decode and re-encode to the bytes the
 broker sent."""
 
 from __future__ import annotations
 
 import pytest
 
-from cluster.helpers import init_producer_id, send, until_settled
-from kafka_client import KafkaConnection
+from cluster.helpers import connect, init_producer_id, send, until_settled
 from kafka_meta_proto import Uuid, message_class
 from kafka_meta_proto.error_codes import ErrorCode
 from kafka_meta_proto.log.batch import Record, RecordBatch, decode_batch
@@ -28,7 +27,7 @@ pytestmark = [pytest.mark.cluster, pytest.mark.slow]  # real Kafka clusters: min
 
 @pytest.fixture
 def conn(cluster):
-    with KafkaConnection(*cluster.bootstrap[0]) as connection:
+    with connect(*cluster.bootstrap[0]) as connection:
         yield connection
 
 
@@ -58,8 +57,8 @@ def leader_of(conn, topic_id: Uuid, partition: int = 0) -> int:
     return next(p.leader_id for p in topic.partitions if p.partition_index == partition)
 
 
-def connect_to(cluster, node_id: int) -> KafkaConnection:
-    return KafkaConnection("127.0.0.1", cluster.node(node_id).port)
+def connect_to(cluster, node_id: int):
+    return connect("127.0.0.1", cluster.node(node_id).port)
 
 
 def test_api_versions_are_all_ones_we_speak(conn):
@@ -234,7 +233,7 @@ def test_producer_id_blocks(cluster, conn):
 
 def test_old_line_speaks_the_removed_versions(old_cluster):
     """The 3.9 line still serves versions Kafka 4.0 removed: Metadata v0... and Produce v3."""
-    with KafkaConnection(*old_cluster.bootstrap[0]) as conn:
+    with connect(*old_cluster.bootstrap[0]) as conn:
         assert send(conn, ApiVersionsRequest(), 0).body.error_code == 0
         topic = CreateTopicsRequest.CreatableTopic(
             name="old", num_partitions=1, replication_factor=1

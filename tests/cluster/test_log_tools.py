@@ -5,6 +5,7 @@ form carries the payloads Kafka prints."""
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import re
 import shutil
@@ -14,9 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from cluster.helpers import copy_metadata_log, init_producer_id, log_files, until_settled, wait_for
+from cluster.helpers import (
+    connect,
+    copy_metadata_log,
+    init_producer_id,
+    log_files,
+    send,
+    until_settled,
+    wait_for,
+)
 from conftest import need_kafka
-from kafka_client import KafkaConnection
 from kafka_meta_proto import message_class
 from kafka_meta_proto.tools import dump
 from kafka_meta_proto.log.batch import Record, RecordBatch
@@ -50,15 +58,16 @@ def snapshotted_metadata_log(cluster, tmp_path_factory, replicas: int) -> list[P
     """A copy of the controller's log once it holds a snapshot of its own (not the bootstrap
     snapshot 4.4's storage tool writes, 00000000000000000000-0000000000.checkpoint): topics are
     created until it takes one."""
-    with KafkaConnection(*cluster.bootstrap[0]) as conn:
+    fillers = itertools.count()
+    with connect(*cluster.bootstrap[0]) as conn:
 
         def snapshot_taken():
             if any((parse_snapshot_name(p.name) or (0, 0)) != (0, 0) for p in cluster.metadata_dir().iterdir()):
                 return True
             topic = CreateTopicsRequest.CreatableTopic(
-                name=f"filler-{conn.correlation_id}", num_partitions=20, replication_factor=replicas
+                name=f"filler-{next(fillers)}", num_partitions=20, replication_factor=replicas
             )
-            conn.send(CreateTopicsRequest(topics=[topic], timeout_ms=30000), 7)
+            send(conn, CreateTopicsRequest(topics=[topic], timeout_ms=30000), 7)
             return False
 
         wait_for(snapshot_taken, "a metadata snapshot", timeout=120, every=0.5)
@@ -218,9 +227,7 @@ def test_faults_planted_in_a_real_log_are_each_found(cluster, tmp_path):
     """Copies of the controller's log with faults planted by hand: an overlapping producer-ID
     block, a reused topic ID and a broker epoch going back (records appended as a new batch); a
     flipped byte and a cut tail (bytes changed). Each is found by its audit."""
-    with KafkaConnection(
-        *cluster.bootstrap[0]
-    ) as conn:  # makes sure a producer-ID block was handed out
+    with connect(*cluster.bootstrap[0]) as conn:  # makes sure a producer-ID block was handed out
         init_producer_id(conn)
 
     def has_block():
@@ -270,13 +277,13 @@ def test_faults_planted_in_a_real_log_are_each_found(cluster, tmp_path):
 # --- the coordinators' topics, as a real broker writes them --------------------------------
 
 
-def _coordinator_conn(cluster, key: str, key_type: int) -> KafkaConnection:
+def _coordinator_conn(cluster, key: str, key_type: int):
     """A connection to the broker coordinating ``key`` (0: a group, 1: a transactional id)."""
     find = message_class("FindCoordinatorRequest")(key=key, key_type=key_type)
-    with KafkaConnection(*cluster.bootstrap[0]) as conn:
-        answer = until_settled(lambda: conn.send(find, 3).body, lambda a: a.error_code)
+    with connect(*cluster.bootstrap[0]) as conn:
+        answer = until_settled(lambda: send(conn, find, 3).body, lambda a: a.error_code)
     assert answer.error_code == 0, answer
-    return KafkaConnection(answer.host, answer.port)
+    return connect(answer.host, answer.port)
 
 
 def _write_coordinator_records(cluster) -> None:
@@ -285,8 +292,8 @@ def _write_coordinator_records(cluster) -> None:
     topic = CreateTopicsRequest.CreatableTopic(
         name="dumped", num_partitions=1, replication_factor=1
     )
-    with KafkaConnection(*cluster.bootstrap[0]) as conn:
-        conn.send(CreateTopicsRequest(topics=[topic], timeout_ms=30000), 5)
+    with connect(*cluster.bootstrap[0]) as conn:
+        send(conn, CreateTopicsRequest(topics=[topic], timeout_ms=30000), 5)
     commit_request = message_class("OffsetCommitRequest")
     partition = commit_request.OffsetCommitRequestPartition(
         partition_index=0, committed_offset=17, committed_metadata="dump-log"
@@ -294,7 +301,7 @@ def _write_coordinator_records(cluster) -> None:
     request = commit_request(group_id="dump-log-group", generation_id_or_member_epoch=-1, member_id="",
                              topics=[commit_request.OffsetCommitRequestTopic(name="dumped", partitions=[partition])])  # fmt: skip
     with _coordinator_conn(cluster, "dump-log-group", 0) as conn:
-        answer = until_settled(lambda: conn.send(request, 8).body,
+        answer = until_settled(lambda: send(conn, request, 8).body,
                                lambda a: a.topics[0].partitions[0].error_code)  # fmt: skip
         assert answer.topics[0].partitions[0].error_code == 0, answer
     init = message_class("InitProducerIdRequest")(
@@ -302,7 +309,7 @@ def _write_coordinator_records(cluster) -> None:
     )
     with _coordinator_conn(cluster, "dump-log-tx", 1) as conn:
         assert (
-            until_settled(lambda: conn.send(init, 4).body, lambda a: a.error_code).error_code == 0
+            until_settled(lambda: send(conn, init, 4).body, lambda a: a.error_code).error_code == 0
         )
 
 

@@ -2,7 +2,8 @@
 Kafka (two brokers): it creates a topic, produces N records and consumes them in a group, and
 reads the same records as a consumer connected to Kafka directly. The proxy's log holds every
 exchange (each connection's correlation ids run without a gap; the logged Produce requests
-carry the N records), every body decoded, and the Spark summary counts each exchange once."""
+carry the N records), every body decoded, and the Spark summary counts each exchange once.
+Through a proxy with no log (the path that passes frames on unread), the same."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ N = 300
 TOPIC = "through-the-proxy"
 
 
-def consume(bootstrap: str, group: str) -> list[tuple[int, int, bytes]]:
-    consumer = kafka.KafkaConsumer(TOPIC, bootstrap_servers=bootstrap, group_id=group,
+def consume(bootstrap: str, group: str, topic: str = TOPIC) -> list[tuple[int, int, bytes]]:
+    consumer = kafka.KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group,
                                    auto_offset_reset="earliest", consumer_timeout_ms=20000)  # fmt: skip
     records = []
     try:
@@ -33,20 +34,20 @@ def consume(bootstrap: str, group: str) -> list[tuple[int, int, bytes]]:
     return sorted(records)
 
 
-def through_the_proxy(address: str) -> list[tuple[int, int, bytes]]:
+def through_the_proxy(address: str, topic: str = TOPIC) -> list[tuple[int, int, bytes]]:
     admin = kafka.KafkaAdminClient(bootstrap_servers=address)
     try:
-        admin.create_topics([kafka.admin.NewTopic(TOPIC, num_partitions=2, replication_factor=2)])
+        admin.create_topics([kafka.admin.NewTopic(topic, num_partitions=2, replication_factor=2)])
     finally:
         admin.close()
     producer = kafka.KafkaProducer(bootstrap_servers=address, acks="all", linger_ms=5)
     try:
         for i in range(N):
-            producer.send(TOPIC, f"record {i}".encode())
+            producer.send(topic, f"record {i}".encode())
         producer.flush(60)
     finally:
         producer.close()
-    return consume(address, "proxied-group")
+    return consume(address, f"proxied-group-{topic}", topic)
 
 
 def test_kafka_python_through_the_proxy_with_every_exchange_logged(cluster, tmp_path):
@@ -65,6 +66,18 @@ def test_kafka_python_through_the_proxy_with_every_exchange_logged(cluster, tmp_
             "SyncGroup", "Fetch", "OffsetCommit", "Heartbeat"} - names <= {"Heartbeat"}  # fmt: skip
     assert produced_records(exchanges) == N
     summarized(log, tmp_path / "report", exchanges)
+
+
+def test_kafka_python_through_the_proxy_without_a_log(cluster):
+    """With neither log nor hooks the proxy passes frames on unread but for their headers (and
+    rewrites the addresses in the responses that name brokers): the client sees the same."""
+    topic = "through-the-quiet-proxy"
+    with ProxyThread(cluster.bootstrap[0], None) as proxy:
+        proxied = through_the_proxy("%s:%d" % proxy.address, topic)
+        upstream_ports = {listener.upstream for listener in proxy.listeners.values()}
+    direct = consume("%s:%d" % cluster.bootstrap[0], "direct-quiet-group", topic)
+    assert len(proxied) == N and proxied == direct
+    assert upstream_ports == set(cluster.bootstrap)
 
 
 def summarized(log, out, exchanges: list[dict]) -> None:

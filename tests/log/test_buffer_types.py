@@ -27,6 +27,8 @@ from kafka_meta_proto.log import (
 )
 from kafka_meta_proto.log.scanning import find_batch
 
+from tiers import share_and_sweep
+
 from .reference import SKIP_REASON, real_log_files
 
 
@@ -123,8 +125,14 @@ def test_the_fuzzers_finding_a_memoryview_of_zeros():
     assert_same_for_every_buffer(bytes(62))
 
 
-def test_real_files_read_the_same_from_every_buffer():
-    files = real_log_files()
+LARGE_FILE = 64 << 10  # bytes; the real files above it are read in the slow tier
+
+
+@pytest.mark.parametrize("large", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["small", "large"])
+def test_real_files_read_the_same_from_every_buffer(large):
+    """Every real file, the small ones in the fast suite, the large (most of the bytes) in the
+    slow tier."""
+    files = [p for p in real_log_files() if (p.stat().st_size > LARGE_FILE) == large]
     if not files:
         pytest.skip(SKIP_REASON)
     for path in files:
@@ -156,16 +164,17 @@ def damaged(data: bytes, rng: random.Random, count: int) -> list[bytes]:
     return out
 
 
-def test_damaged_inputs_fail_the_same_way_for_every_buffer(simulated):
+@pytest.mark.parametrize("count", share_and_sweep(4, 12))
+def test_damaged_inputs_fail_the_same_way_for_every_buffer(simulated, count):
     rng = random.Random(27)
     sources = [compressed_segment(), simulated[0].read_bytes()[:20_000]]
     sources += [path.read_bytes()[:20_000] for path in real_log_files()[:3]]
     failures = 0
     for data in sources:
-        for variant in damaged(data, rng, 12):
+        for variant in damaged(data, rng, count):
             expected = assert_same_for_every_buffer(variant)
             failures += isinstance(expected["BatchReader"], tuple) and len(expected["BatchReader"]) == 2
-    assert failures > 10  # the damage was seen
+    assert failures > count - 2  # the damage was seen
 
 
 def test_the_compiled_batch_walk_takes_every_buffer(simulated):

@@ -5,6 +5,9 @@ on the proxy (a listener per broker).
 
 - ``proxy``: ``Proxy`` and its listeners;
 - ``relay``: one client connection and its upstream connection;
+- ``decoding_relay``: a relay reading every body, for the log and the hooks;
+- ``passing_relay``: a relay reading only headers, when there is neither;
+- ``scanner``: frame bounds found in a stream without copying the frames;
 - ``frames``: the request header read by hand, bodies decoded when they can be;
 - ``endpoints``: the broker addresses in responses;
 - ``hooks``: what a hook is given and how it is called;

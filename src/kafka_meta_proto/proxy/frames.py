@@ -10,17 +10,22 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from collections.abc import Callable
+from typing import Union, cast
 
 from .. import protocol
 from ..errors import DecodeError
 from ..message import Message
 from ..net.connection import expects_response
 from ..registries import RegistryLike
-from ..wire import read_uvarint
+from ..wire import INT16, read_uvarint
 
 PRODUCE_KEY = 0
 FIRST_FLEXIBLE_PRODUCE = 9
 _HEAD = struct.Struct(">hhi")  # api key, api version, correlation id
+Buffer = Union[bytes, bytearray, memoryview]
+# wire's reader only indexes its buffer: a memoryview of a read serves as well as bytes
+read_varint = cast(Callable[[Buffer, int], tuple[int, int]], read_uvarint)
 
 
 @dataclass(frozen=True)
@@ -90,31 +95,36 @@ def answered(payload: bytes, head: RequestHead, request: Decoded) -> bool:
     return head.api_key != PRODUCE_KEY or produce_acks(payload, head.api_version) != 0
 
 
-def produce_acks(payload: bytes, api_version: int) -> int | None:
+def produce_acks(payload: Buffer, api_version: int) -> int | None:
     """A Produce request's acks, read without decoding it (the proxy's path with no log and no
     hooks): after the header, the transactional id (versions 3 and up), then acks. None when
     the bytes end first."""
     try:
-        size = int.from_bytes(payload[8:10], "big", signed=True)
+        (size,) = INT16.unpack_from(payload, 8)
         pos = 10 + max(0, size)  # after the client id
         flexible = api_version >= FIRST_FLEXIBLE_PRODUCE
-        if flexible:  # the header's tagged fields
-            count, pos = read_uvarint(payload, pos)
-            for _ in range(count):
-                _, pos = read_uvarint(payload, pos)
-                size, pos = read_uvarint(payload, pos)
-                pos += size
+        if flexible:  # the header's tagged fields: most often none, one byte of 0
+            pos = pos + 1 if payload[pos] == 0 else skip_tagged_fields(payload, pos)
         if api_version >= 3:  # the transactional id: compact (length + 1) when flexible
             if flexible:
-                size, pos = read_uvarint(payload, pos)
+                size, pos = read_varint(payload, pos)
                 pos += max(0, size - 1)
             else:
-                pos += 2 + max(0, int.from_bytes(payload[pos : pos + 2], "big", signed=True))
-        if pos + 2 > len(payload):
-            return None
-        return int.from_bytes(payload[pos : pos + 2], "big", signed=True)
-    except DecodeError:
+                (size,) = INT16.unpack_from(payload, pos)
+                pos += 2 + max(0, size)
+        return int(INT16.unpack_from(payload, pos)[0])
+    except (DecodeError, IndexError, struct.error):
         return None
+
+
+def skip_tagged_fields(payload: Buffer, pos: int) -> int:
+    """Where a tagged-field section starting at ``pos`` ends."""
+    count, pos = read_varint(payload, pos)
+    for _ in range(count):
+        _, pos = read_varint(payload, pos)
+        size, pos = read_varint(payload, pos)
+        pos += size
+    return pos
 
 
 def encode_request(body: Message, head: RequestHead, registry: RegistryLike) -> bytes:

@@ -6,8 +6,8 @@ host at a port the system chooses, before the response reaches the client: the c
 the listener's address instead of the broker's, so every connection it opens comes back through
 the proxy. ``on_listener`` hears of each listener as it opens.
 
-The listening and accepting are the few lines of ``_listen``; the work of a connection is
-``relay.Relay``'s.
+The listening and accepting are the few lines of ``_listen``; the work of a connection is a
+relay's: ``DecodingRelay`` when a log or a hook wants the bodies, ``PassingRelay`` otherwise.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from ..protocol import MAX_FRAME_SIZE
 from ..registries import RegistryLike
 from .exchange_log import ExchangeLog
 from .hooks import RequestHook, ResponseHook
+from .decoding_relay import DecodingRelay
+from .passing_relay import PassingRelay
 from .relay import Relay
 from .settings import Settings
 
@@ -67,8 +69,10 @@ class Proxy:
         self.on_listener = on_listener
         self.log = log if isinstance(log, ExchangeLog) or log is None else ExchangeLog(log)
         hooked = on_request is not None or on_response is not None
-        self.settings = Settings(registry, max_frame_size, on_request, on_response,
-                                 decodes_everything=hooked or self.log is not None)  # fmt: skip
+        self.settings = Settings(registry, max_frame_size, on_request, on_response)
+        # a log or a hook needs every body decoded; without either, bodies pass unread
+        relay: type[Relay] = DecodingRelay if hooked or self.log is not None else PassingRelay
+        self.relay_class = relay
         self.listeners: dict[Address, Listener] = {}
         self._servers: list[asyncio.AbstractServer] = []
         self._relays: set[asyncio.Task[None]] = set()
@@ -117,7 +121,7 @@ class Proxy:
 
     async def _listen(self, host: str, port: int, upstream: Address) -> Listener:
         async def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            relay = Relay((reader, writer), upstream, self.settings, self.relocate, self.log)
+            relay = self.relay_class((reader, writer), upstream, self.settings, self.relocate, self.log)
             task = asyncio.current_task()
             assert task is not None  # asyncio runs each accepted connection in a task
             self._relays.add(task)

@@ -16,6 +16,3 @@ class Settings:
     max_frame_size: int = MAX_FRAME_SIZE
     on_request: RequestHook | None = None
     on_response: ResponseHook | None = None
-    # Decode every request and response (for the log or the hooks); otherwise only what the
-    # proxy needs itself: Produce requests (acks 0 goes unanswered) and responses with addresses.
-    decodes_everything: bool = False
