@@ -16,7 +16,7 @@ the per-round ratios):
   bench/.cache/; it keeps its logs in memory (its default), ours writes real log segments;
 - Kafka: tools/kafka_cluster.py's controller and brokers, one JVM each, from Kafka's jars.
 
-Start-up: from launching the cluster until a Metadata request (tools/kafka_client, retried every
+Start-up: from launching the cluster until a Metadata request (the package's client, retried every
 20 ms) lists all B brokers (3 by default). Kafka's nodes run with the tests' JVM options (first
 JIT tier, to start fast); its time without the storage tool's formatting (five JVM runs) is
 shown too.
@@ -60,7 +60,7 @@ VALUE_SIZE = 100
 OURS, OURS_THREAD = "ours, fresh process", "ours, in-process"
 KFAKE_AIM = 0.5  # ours at least half of kfake's records per second
 PEERS = ("ours", "kfake", "Kafka")
-sys.path.insert(0, str(ROOT / "tools"))  # kafka_cluster, kafka_oracle, kafka_client
+sys.path.insert(0, str(ROOT / "tools"))  # kafka_cluster, kafka_oracle
 
 
 def serve(brokers: int, profile: Path | None) -> int:
@@ -254,16 +254,19 @@ def peers(only: list[str]) -> list[Peer]:
 
 def metadata_lists(bootstrap: str, brokers: int, timeout: float = READY_TIMEOUT) -> None:
     """Until a Metadata request to the first broker lists ``brokers`` brokers."""
-    from kafka_client import KafkaConnection, broker_ids
+    from kafka_cluster import broker_ids
+
+    from kafka_meta_proto.client import sync
+    from kafka_meta_proto.net.errors import NetworkError
 
     host, port = bootstrap.split(",")[0].rsplit(":", 1)
     deadline = time.perf_counter() + timeout
     while time.perf_counter() < deadline:
         try:
-            with KafkaConnection(host, int(port), timeout=5) as conn:
+            with sync.connect(host, int(port), timeout=5) as conn:
                 if len(broker_ids(conn)) >= brokers:
                     return
-        except OSError:
+        except (OSError, NetworkError):  # not listening yet
             pass
         time.sleep(0.02)
     raise TimeoutError(f"{bootstrap} did not list {brokers} brokers within {timeout} s")
