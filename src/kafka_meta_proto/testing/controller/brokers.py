@@ -219,7 +219,8 @@ class BrokerControl:
 
     def _change(self, broker_id: int, **fields: int) -> BrokerRegistrationChangeRecord:
         epoch = self.image.brokers[broker_id].epoch
-        return BrokerRegistrationChangeRecord(broker_id=broker_id, broker_epoch=epoch, **fields)
+        values: dict[str, Any] = {"broker_id": broker_id, "broker_epoch": epoch, **fields}
+        return BrokerRegistrationChangeRecord(**values)
 
     def fence_entries(self, broker_id: int) -> Entries:
         """Kafka's handleBrokerFenced: the broker's partitions first, then the fence."""

@@ -77,7 +77,7 @@ class Controller:
         self.session_timeout_ms = session_timeout_ms
         self.snapshot_bytes = snapshot_bytes
         self.image = MetadataImage()
-        self.log: MetadataLog | None = None  # type: ignore[assignment]
+        self.log: MetadataLog | None = None
         self.server = Server(shutdown_timeout=1.0)
         self.brokers = BrokerControl(self.image, self.commit, cluster_id=cluster_id,
                                      session_timeout_ms=session_timeout_ms)  # fmt: skip

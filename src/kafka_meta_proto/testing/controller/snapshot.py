@@ -18,6 +18,7 @@ from ...messages.producer_ids_record import ProducerIdsRecord
 from ...messages.register_broker_record import RegisterBrokerRecord
 from ...messages.register_controller_record import RegisterControllerRecord
 from ...messages.topic_record import TopicRecord
+from ...uuid import Uuid
 from .brokers import V_REGISTER_BROKER
 from .partitions import V_PARTITION
 
@@ -47,7 +48,7 @@ def _controllers(image: MetadataImage) -> Iterator[tuple[Message, int]]:
         ), 0  # fmt: skip
 
 
-def _partition(topic_id: object, index: int, p: PartitionRegistration) -> PartitionRecord:
+def _partition(topic_id: Uuid, index: int, p: PartitionRegistration) -> PartitionRecord:
     return PartitionRecord(
         partition_id=index, topic_id=topic_id, replicas=list(p.replicas), isr=list(p.isr),
         removing_replicas=list(p.removing_replicas), adding_replicas=list(p.adding_replicas),
