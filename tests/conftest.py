@@ -37,6 +37,11 @@ def _codec_from_argv(argv: list[str]) -> str:
 if _codec_from_argv(sys.argv) == "pure":
     os.environ[CODEC_ENV] = "1"
 
+# The in-process cluster's fixtures, which an installed package gives every pytest session through
+# its entry point (turned off in pyproject.toml's addopts for this suite: it imports the package
+# before the lines above could choose the codec).
+pytest_plugins = ["kafka_meta_proto.testing.pytest_plugin"]
+
 
 def pytest_addoption(parser):
     parser.addoption(
