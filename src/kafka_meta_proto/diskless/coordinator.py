@@ -22,7 +22,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol
 
-from ..diskless_messages import REGISTRY as DISKLESS_REGISTRY
 from ..diskless_messages.diskless_log_start_offset_record import DisklessLogStartOffsetRecord as LogStartOffsetRecord
 from ..diskless_messages.diskless_objects_deleted_record import DisklessObjectsDeletedRecord as ObjectsDeletedRecord
 from ..diskless_messages.diskless_topic_record import DisklessTopicRecord as TopicRecord
@@ -33,7 +32,8 @@ from ..uuid import Uuid
 from . import reads
 from .commits import ObjectCommit, partition_error
 from .store import LogPosition, Store
-from .topic_log import LogAppender, LogTail, partition_dir
+from .topic_backend import MetadataTopic
+from .topic_log import LocalTopic, partition_dir
 from .types import HIGH_WATERMARK, CommitBatchRequest, CommitBatchResponse, CreateTopicAndPartitionsRequest
 from .types import DeleteRecordsRequest, DeleteRecordsResponse, FileToDelete, FindBatchRequest
 from .types import FindBatchResponse, ListOffsetsRequest, ListOffsetsResponse, TopicIdPartition
@@ -69,31 +69,33 @@ class BatchCoordinator:
         partition: int = 0,
         *,
         follow: Path | str | None = None,
+        topic: MetadataTopic | None = None,
+        read_only: bool = False,
         clock: Clock = wall_clock_ms,
     ):
+        """``topic`` is where the partition's log lives (default: a local log in ``data``, or
+        in ``follow``); ``read_only`` makes a coordinator of that topic a follower."""
         self.data = Path(data)
         self.partition = partition
-        self.read_only = follow is not None
+        self.read_only = read_only or follow is not None
         self.clock = clock
         self.data.mkdir(parents=True, exist_ok=True)
         self.log_dir = partition_dir(Path(follow) if follow is not None else self.data, partition)
+        self.topic: MetadataTopic = LocalTopic(self.log_dir) if topic is None else topic
         if not self.read_only:
-            LogAppender.create_directory(self.log_dir)
+            self.topic.create()
         self.store = self._open_store()
         self.reader = Store(state_file(self.data, partition))  # sees committed state only
         self.failed: OSError | None = None
-        self.tail = LogTail(self.log_dir, self.store.position())
         self.catch_up()
-        self.appender = None if self.read_only else LogAppender(self.log_dir, self.tail.position)
+        self.appender = None if self.read_only else self.topic.appender(self.store.position())
 
     def _open_store(self) -> Store:
         """The SQLite state, rebuilt from nothing when it claims more than the log holds (a log
         replaced or cut behind its back: the log is the truth)."""
         path = state_file(self.data, self.partition)
         store = Store(path)
-        position = store.position()
-        segment = self.log_dir / f"{position.segment_base:020d}.log"
-        if position.next_offset and (not segment.exists() or segment.stat().st_size < position.byte_position):
+        if not self.topic.holds(store.position()):
             store.close()
             for leftover in path.parent.glob(path.name + "*"):  # the file, its -wal and -shm
                 leftover.unlink()
@@ -103,9 +105,7 @@ class BatchCoordinator:
     def catch_up(self) -> int:
         """Apply the log's records the state lacks; return how many batches were applied."""
         applied = 0
-        if not self.log_dir.exists():
-            return 0
-        for records, position in self.tail.records(DISKLESS_REGISTRY):
+        for records, position in self.topic.records_after(self.store.position()):
             self.store.begin()
             try:
                 for record in records:
@@ -120,6 +120,7 @@ class BatchCoordinator:
     def close(self) -> None:
         if self.appender is not None:
             self.appender.close()
+        self.topic.close()
         self.reader.close()
         self.store.close()
 

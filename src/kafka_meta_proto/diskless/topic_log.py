@@ -1,6 +1,7 @@
 """The coordinator's partition of ``__diskless-metadata`` as a local log in Kafka's on-disk format:
 ``DIR/__diskless-metadata-<p>/`` with ``*.log`` segments (record batches v2) and a
-``leader-epoch-checkpoint``, readable with ``kafka-meta-proto dump-log --diskless``.
+``leader-epoch-checkpoint``, readable with ``kafka-meta-proto dump-log --diskless``; ``LocalTopic`` offers it to the
+coordinator as a ``topic_backend.MetadataTopic``.
 
 ``LogAppender`` writes one batch per state change and fsyncs it before returning: only then may
 the change be applied and answered. ``LogTail`` reads the complete batches after a position; the
@@ -19,6 +20,7 @@ from ..log.errors import LogFormatError
 from ..log.plain_batch import encode_plain_batch
 from ..log.segment import BatchReader, list_segments
 from ..log.segment_writer import SegmentWriter, write_leader_epoch_checkpoint
+from ..diskless_messages import REGISTRY as DISKLESS_REGISTRY
 from ..message import Message
 from .store import LogPosition
 
@@ -144,3 +146,29 @@ class LogAppender:
 
     def close(self) -> None:
         self.writer.close()
+
+
+class LocalTopic:
+    """The partition as a local log in ``directory`` (a ``topic_backend.MetadataTopic``)."""
+
+    def __init__(self, directory: Path):
+        self.directory = Path(directory)
+
+    def create(self) -> None:
+        LogAppender.create_directory(self.directory)
+
+    def holds(self, position: LogPosition) -> bool:
+        segment = self.directory / f"{position.segment_base:020d}.log"
+        return not position.next_offset or (
+            segment.exists() and segment.stat().st_size >= position.byte_position
+        )
+
+    def records_after(self, position: LogPosition) -> Iterator[tuple[list[Message], LogPosition]]:
+        if self.directory.exists():
+            yield from LogTail(self.directory, position).records(DISKLESS_REGISTRY)
+
+    def appender(self, end: LogPosition) -> LogAppender:
+        return LogAppender(self.directory, end)
+
+    def close(self) -> None:
+        pass
