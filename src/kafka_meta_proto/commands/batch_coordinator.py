@@ -1,9 +1,11 @@
 """Run a diskless batch coordinator (the KIP-1164 design's) on a data directory.
 
 It keeps its partition of __diskless-metadata as a log in Kafka's on-disk format under --data
-(DIR/__diskless-metadata-<p>/, readable with `dump-log --diskless`) and its state in SQLite beside
-it, and answers FindCoordinator (key type 3, BATCH) and the RPCs 93-98 of the diskless registry.
-State survives restarts on the same --data. With --follow LEADER_DATA_DIR it is a read-only
+(DIR/__diskless-metadata-<p>/, readable with `dump-log --diskless`), or with --bootstrap as a
+topic of that Kafka cluster (created if missing), and its state in SQLite under --data; it
+answers FindCoordinator (key type 3, BATCH) and the RPCs 93-98 of the diskless registry. State
+survives restarts on the same --data, and with --bootstrap the loss of --data (rebuilt from the
+topic). With --follow LEADER_DATA_DIR, or --bootstrap and --read-only, it is a read-only
 coordinator following that log: reads are served, writes refused with NOT_COORDINATOR.
 
 Standard output: the first line is the address it listens on, HOST:PORT. Runs until SIGTERM or
@@ -18,6 +20,8 @@ import logging
 import sys
 from pathlib import Path
 
+from ..client import NetworkError
+from ..diskless.kafka_topic import KafkaTopic
 from ..diskless.running import run_coordinator
 from ..diskless.service import Node
 from .proxy import address
@@ -34,6 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the node id FindCoordinator answers with (default 0)")
     parser.add_argument("--advertised-host", metavar="HOST",
                         help="the host FindCoordinator answers with (default: the --listen host)")
+    parser.add_argument("--bootstrap", type=addresses, metavar="HOST:PORT[,...]",
+                        help="keep the partition in __diskless-metadata of this Kafka cluster")
+    parser.add_argument("--read-only", action="store_true",
+                        help="with --bootstrap: follow the topic, serve reads, refuse writes")
     parser.add_argument("--follow", type=Path, metavar="LEADER_DIR",
                         help="read-only: follow the log in the leader's --data directory")
     parser.add_argument("--leader", type=address, metavar="HOST:PORT",
@@ -42,20 +50,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --leader: the leader's node id (default 0)")  # fmt: skip
 
 
+def addresses(text: str) -> list[tuple[str, int]]:
+    return [address(part) for part in text.split(",") if part]
+
+
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s", stream=sys.stderr)
     leader = None if args.leader is None else Node(args.leader_id, *args.leader)
+    if args.bootstrap and args.follow or args.read_only and not args.bootstrap:
+        print("kafka-meta-proto batch-coordinator: --read-only goes with --bootstrap, "
+              "--follow without it", file=sys.stderr)  # fmt: skip
+        return 2
 
     def announce(host: str, port: int) -> None:
         print(f"{host}:{port}", flush=True)
 
     try:
+        topic = None if not args.bootstrap else KafkaTopic(args.bootstrap, args.partition)
         asyncio.run(run_coordinator(
             args.data, args.listen, partition=args.partition, node_id=args.node_id,
             advertised_host=args.advertised_host, follow=args.follow, leader=leader,
-            announce=announce,
+            topic=topic, read_only=args.read_only, announce=announce,
         ))  # fmt: skip
-    except OSError as e:  # the --listen address taken, or the data directory not writable
+    except (OSError, NetworkError) as e:  # the --listen address taken, the data directory not
+        # writable, the cluster not answering
         print(f"kafka-meta-proto batch-coordinator: {e}", file=sys.stderr)
         return 1
     return 0

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .coordinator import BatchCoordinator
 from .service import CoordinatorService, Node
+from .topic_backend import MetadataTopic
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
@@ -25,11 +26,15 @@ async def run_coordinator(
     advertised_host: str | None = None,
     follow: Path | None = None,
     leader: Node | None = None,
+    topic: MetadataTopic | None = None,
+    read_only: bool = False,
     announce: Callable[[str, int], None] = lambda host, port: None,
 ) -> None:
     """Serve until SIGTERM or SIGINT; ``announce(host, port)`` once listening (the signals are
     caught from before then, so a stop asked as soon as the address is known is clean too)."""
-    with _stop_on_signals() as stop, BatchCoordinator(data, partition, follow=follow) as coordinator:
+    with _stop_on_signals() as stop, BatchCoordinator(
+        data, partition, follow=follow, topic=topic, read_only=read_only
+    ) as coordinator:
         service = CoordinatorService(coordinator, Node(node_id, "", 0), leader)
         async with service.listening(listen, advertised_host):
             announce(*service.server.addresses[0])
