@@ -143,13 +143,13 @@ class KafkaTopic:
         """Where the durable part of the partition ends (0 when the topic is missing)."""
         wanted = ListOffsetsPartition(partition_index=self.partition, timestamp=LATEST)
         request = ListOffsetsRequest(replica_id=-1, topics=[ListOffsetsTopic(name=TOPIC, partitions=[wanted])])
-        answer: Any = self.cluster.send(request)
-        found = answer.topics[0].partitions[0]
-        if found.error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
-            return 0
-        if found.error_code:
-            raise TopicError(f"the end of {self._name()}: {_error(found.error_code)}")
-        return int(found.offset)
+
+        def ask() -> int | None:
+            answer: Any = self.cluster.send(request)
+            found = answer.topics[0].partitions[0]
+            return self._answered(found.error_code, int(found.offset), 0, "its end")
+
+        return _retry(ask, f"the end of {self._name()}")
 
     def records_after(self, position: LogPosition) -> Iterator[tuple[list[Message], LogPosition]]:
         offset = position.next_offset
@@ -176,15 +176,25 @@ class KafkaTopic:
         request = FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=1, max_bytes=FETCH_BYTES,
                                session_id=0, session_epoch=-1,
                                topics=[FetchTopic(topic=TOPIC, partitions=[wanted])])  # fmt: skip
-        answer: Any = self.cluster.send(request, FETCH_VERSION)
-        if not answer.responses:  # the topic is not there (yet): nothing to read
-            return b"", 0
-        found = answer.responses[0].partitions[0]
-        if found.error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
-            return b"", 0
-        if found.error_code:
-            raise TopicError(f"fetching {self._name()} from offset {offset}: {_error(found.error_code)}")
-        return bytes(found.records or b""), int(found.high_watermark)
+
+        def ask() -> tuple[bytes, int] | None:
+            answer: Any = self.cluster.send(request, FETCH_VERSION)
+            if not answer.responses:
+                return None
+            found = answer.responses[0].partitions[0]
+            value = (bytes(found.records or b""), int(found.high_watermark))
+            return self._answered(found.error_code, value, (b"", 0), f"a fetch from offset {offset}")
+
+        return _retry(ask, f"a fetch from {self._name()}")
+
+    def _answered(self, code: int, value: _T, missing: _T, what: str) -> _T | None:
+        """``value`` for an answer without error, ``missing`` when the topic is not there, None
+        for an answer to ask again (the partition just created, or its leader moving)."""
+        if code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION and self._partition_count() is None:
+            return missing
+        if code and not ErrorCode.for_code(code).retriable:
+            raise TopicError(f"{self._name()}, {what}: {_error(code)}")
+        return None if code else value
 
     # -- appending -----------------------------------------------------------------------------
 
@@ -276,7 +286,9 @@ def _retry(attempt: Callable[[], _T | None], what: str) -> _T:
             answer = attempt()
             if answer is not None:
                 return answer
-        except NetworkError as e:  # the cluster's client: a lost connection, a timeout
+        except TopicError:
+            raise
+        except (NetworkError, OSError) as e:  # a lost connection, a timeout, a broker down
             last = str(e)
         if time.monotonic() + pause > deadline:
             raise TopicError(f"{what}: still failing after {RETRY_SECONDS:.0f} s ({last})")
