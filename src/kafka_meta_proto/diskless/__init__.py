@@ -5,7 +5,9 @@ truth about the objects, partitions and batches of diskless topics, kept as reco
 - ``coordinator``: ``BatchCoordinator``, the design's plugin interface over one partition;
 - ``types``: its requests and answers; ``commits``: the commit rules (offsets, idempotence);
   ``reads``: finding batches and listing offsets;
-- ``store``: the SQLite state and how each record changes it; ``topic_log``: the partition's log;
+- ``store``: the SQLite state and how each record changes it; ``topic_backend``: what the
+  coordinator needs of its partition's log, kept in a local log (``topic_log``) or in a Kafka
+  cluster's topic (``kafka_topic``);
 - ``wire``: the RPCs 93-98 as calls; ``service``: the server (FindCoordinator v7 and the RPCs);
   ``group_commit``: the writes of concurrent requests sharing one transaction and fsync;
   ``running``: serving until SIGTERM or SIGINT (the ``batch-coordinator`` command).
