@@ -48,13 +48,17 @@ async def commit_until_killed(host, port, names, acknowledged, landed):
     await asyncio.gather(*(writer(n) for n in range(WRITERS)))
 
 
-def check_state(data, acknowledged):
+def check_state(data, acknowledged, topic=None):
     """The SQLite state equals the log's, and holds every acknowledged commit where it was
-    acknowledged, each object once, offsets without gaps."""
+    acknowledged, each object once, offsets without gaps. ``topic()``: the log when it is not
+    the local one (read by read-only coordinators)."""
     rebuilt = data.parent / (data.name + "-rebuilt")
     shutil.rmtree(rebuilt, ignore_errors=True)
-    shutil.copytree(data / "__diskless-metadata-0", rebuilt / "__diskless-metadata-0")
-    with BatchCoordinator(data) as c, BatchCoordinator(rebuilt) as from_log:
+    if topic is None:
+        shutil.copytree(data / "__diskless-metadata-0", rebuilt / "__diskless-metadata-0")
+    options = {} if topic is None else {"read_only": True}
+    with BatchCoordinator(data, topic=topic and topic(), **options) as c, \
+            BatchCoordinator(rebuilt, topic=topic and topic(), **options) as from_log:  # fmt: skip
         assert c.store.snapshot() == from_log.store.snapshot()
         seen = {}
         for p in range(PARTITIONS):
@@ -71,12 +75,13 @@ def check_state(data, acknowledged):
     shutil.rmtree(rebuilt)
 
 
-def kill_rounds(tmp_path, rounds, seed):
+def kill_rounds(tmp_path, rounds, seed, extra=(), topic=None):
+    """``extra``: the command's options for a log elsewhere, ``topic``: that log (check_state)."""
     random.seed(seed)
     data = tmp_path / "coordinator"
     acknowledged: dict = {}
     names = iter(range(1 << 30))
-    proc, host, port = start_command(data)
+    proc, host, port = start_command(data, *extra)
 
     async def init():
         async with await connect(host, port, client_id="init", registry=DISKLESS_REGISTRY) as conn:
@@ -97,12 +102,12 @@ def kill_rounds(tmp_path, rounds, seed):
         assert proc.wait(30) == -signal.SIGKILL
         proc.stdout.close()
         proc.stderr.close()
-        check_state(data, acknowledged)
-        proc, host, port = start_command(data)
+        check_state(data, acknowledged, topic)
+        proc, host, port = start_command(data, *extra)
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(30) == 0
     assert len(acknowledged) > rounds  # commits did land between the kills
-    check_state(data, acknowledged)
+    check_state(data, acknowledged, topic)
 
 
 def test_sigkill_during_commits_loses_nothing_acknowledged(tmp_path):

@@ -1,7 +1,8 @@
 """The coordinator with its partition in a Kafka topic (``diskless.kafka_topic``), against the
 in-process fake cluster: the topic created as documented, commits, restarts with and without the
 data directory, a read-only follower, a retried append written once, a crash between the append
-and SQLite, and a second writer whose batches are void."""
+and SQLite, the command killed with SIGKILL during commits, and a second writer whose batches are
+void."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import shutil
 import pytest
 
 from diskless.helpers import T1, Clock, batch
+from diskless.test_crash import kill_rounds
 from diskless.test_restart import P0, populate
 from diskless.test_wire import entry, start_command
 from diskless.wire_client import Caller, served
@@ -198,3 +200,8 @@ def test_the_command_keeps_its_state_in_the_cluster(cluster, tmp_path):
     assert asyncio.run(talk(host, port, second)) == [(0, -1, 3)]
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(30) == 0
+
+
+def test_sigkill_during_commits_loses_nothing_acknowledged(cluster, tmp_path):
+    kill_rounds(tmp_path, rounds=2, seed=3, extra=("--bootstrap", cluster.bootstrap),
+                topic=lambda: KafkaTopic(bootstrap(cluster)))  # fmt: skip
