@@ -7,8 +7,10 @@ void."""
 from __future__ import annotations
 
 import asyncio
-import signal
 import shutil
+import signal
+import subprocess
+import sys
 
 import pytest
 
@@ -111,6 +113,23 @@ def test_a_read_only_coordinator_follows_the_topic_and_refuses_writes(cluster, t
         leader.commit_file("more", 1, 100, [batch(P0, 2)])
         assert found(replica, 15) == [("more", 15)]
     assert end_of_topic(cluster) == 8  # the replica wrote nothing
+
+
+def test_a_read_only_coordinator_started_before_the_topic_exists_waits_for_it(cluster, tmp_path):
+    with coordinator(cluster, tmp_path / "replica", read_only=True) as replica:
+        assert replica.store.snapshot()["topics"] == [] and cluster.image.topic(TOPIC) is None
+        with coordinator(cluster, tmp_path / "leader") as leader:
+            populate(leader)
+            assert found(replica, 12) == [("o4", 12)]
+
+
+def test_the_command_without_a_cluster_to_reach_says_so(tmp_path):
+    run = subprocess.run(
+        [sys.executable, "-m", "kafka_meta_proto.cli", "batch-coordinator", "--listen", "127.0.0.1:0",
+         "--data", str(tmp_path), "--bootstrap", "127.0.0.1:1"], capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert (run.returncode, run.stdout) == (1, "")
+    assert "no bootstrap address answered: 127.0.0.1:1" in run.stderr
 
 
 def test_a_read_only_coordinator_serves_reads_over_the_wire(cluster, tmp_path):

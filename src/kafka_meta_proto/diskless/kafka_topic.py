@@ -70,9 +70,11 @@ class TopicSettings:
     replication_factor: int = 3  # as Kafka's internal topics; capped at the brokers there are
 
     def configs(self, replicas: int) -> dict[str, str]:
-        # One replica may be lost without refusing writes (Kafka's advice for RF 3 is 2).
+        # One replica may be lost without refusing writes (Kafka's advice for RF 3 is 2); a
+        # group commit's batch may be larger than Kafka's 1 MiB default.
         return {"cleanup.policy": "delete", "retention.ms": "-1", "retention.bytes": "-1",
-                "min.insync.replicas": str(max(1, replicas - 1))}  # fmt: skip
+                "min.insync.replicas": str(max(1, replicas - 1)),
+                "max.message.bytes": str(FETCH_BYTES)}  # fmt: skip
 
 
 def expected_offset_key(offset: int) -> bytes:
@@ -98,13 +100,12 @@ class KafkaTopic:
     # -- creating ------------------------------------------------------------------------------
 
     def create(self) -> None:
-        if self._leader() is None:
-            if self._partition_count() is None:
-                self._create_topic()
-            _retry(self._leader, "the leader of " + self._name())
         count = self._partition_count()
-        if count is not None and count <= self.partition:
+        if count is None:
+            self._create_topic()
+        elif count <= self.partition:
             raise TopicError(f"{TOPIC} has {count} partitions: no partition {self.partition}")
+        _retry(self._leader, "the leader of " + self._name())
 
     def _create_topic(self) -> None:
         partitions = max(self.settings.partitions, self.partition + 1)
@@ -137,19 +138,18 @@ class KafkaTopic:
     # -- reading -------------------------------------------------------------------------------
 
     def holds(self, position: LogPosition) -> bool:
-        return position.next_offset <= self.high_watermark()
+        return not position.next_offset or position.next_offset <= self.high_watermark()
 
     def high_watermark(self) -> int:
         """Where the durable part of the partition ends (0 when the topic is missing)."""
         wanted = ListOffsetsPartition(partition_index=self.partition, timestamp=LATEST)
         request = ListOffsetsRequest(replica_id=-1, topics=[ListOffsetsTopic(name=TOPIC, partitions=[wanted])])
 
-        def ask() -> int | None:
-            answer: Any = self.cluster.send(request)
+        def pick(answer: Any) -> tuple[int, int]:
             found = answer.topics[0].partitions[0]
-            return self._answered(found.error_code, int(found.offset), 0, "its end")
+            return found.error_code, int(found.offset)
 
-        return _retry(ask, f"the end of {self._name()}")
+        return self._ask_leader(request, None, pick, 0, "its end")
 
     def records_after(self, position: LogPosition) -> Iterator[tuple[list[Message], LogPosition]]:
         offset = position.next_offset
@@ -177,24 +177,36 @@ class KafkaTopic:
                                session_id=0, session_epoch=-1,
                                topics=[FetchTopic(topic=TOPIC, partitions=[wanted])])  # fmt: skip
 
-        def ask() -> tuple[bytes, int] | None:
-            answer: Any = self.cluster.send(request, FETCH_VERSION)
-            if not answer.responses:
-                return None
+        def pick(answer: Any) -> tuple[int, tuple[bytes, int]]:
             found = answer.responses[0].partitions[0]
-            value = (bytes(found.records or b""), int(found.high_watermark))
-            return self._answered(found.error_code, value, (b"", 0), f"a fetch from offset {offset}")
+            return found.error_code, (bytes(found.records or b""), int(found.high_watermark))
 
-        return _retry(ask, f"a fetch from {self._name()}")
+        return self._ask_leader(request, FETCH_VERSION, pick, (b"", 0), f"a fetch from offset {offset}")
 
-    def _answered(self, code: int, value: _T, missing: _T, what: str) -> _T | None:
-        """``value`` for an answer without error, ``missing`` when the topic is not there, None
-        for an answer to ask again (the partition just created, or its leader moving)."""
-        if code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION and self._partition_count() is None:
-            return missing
-        if code and not ErrorCode.for_code(code).retriable:
-            raise TopicError(f"{self._name()}, {what}: {_error(code)}")
-        return None if code else value
+    def _ask_leader(self, request: Message, version: int | None,
+                    pick: Callable[[Any], tuple[int, _T]], missing: _T, what: str) -> _T:  # fmt: skip
+        """Send ``request`` to the partition's leader: ``pick(answer)`` gives the error code and
+        the value; ``missing`` is the value when the partition is not there. Asked again while
+        the answer is retriable (the partition just created, or its leader moving)."""
+
+        def ask() -> _T | None:
+            try:
+                code, value = pick(self.cluster.send(request, version))
+            except NetworkError:  # no leader known: the partition may not exist
+                if self._missing():
+                    return missing
+                raise
+            if code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION and self._missing():
+                return missing
+            if code and not ErrorCode.for_code(code).retriable:
+                raise TopicError(f"{self._name()}, {what}: {_error(code)}")
+            return None if code else value
+
+        return _retry(ask, f"{self._name()}, {what}")
+
+    def _missing(self) -> bool:
+        count = self._partition_count()
+        return count is None or count <= self.partition
 
     # -- appending -----------------------------------------------------------------------------
 
