@@ -1,5 +1,6 @@
 """``BatchCoordinator``: the design's plugin interface over one ``__diskless-metadata`` partition,
-its log under a data directory and its state in SQLite.
+its log under a data directory or in a Kafka cluster's topic (``topic_backend``) and its state in
+SQLite.
 
 Every change goes the same way: decide it from the state (inside an open SQLite transaction,
 applying each record as it is decided, so later parts of a request see earlier ones), append the
@@ -9,7 +10,8 @@ opening the coordinator again applies them from the log (``catch_up``), once, si
 commits with the changes.
 
 A read-only coordinator keeps its own SQLite file and follows a leader's log directory (the
-stand-in for an in-sync replica of the partition): it catches up before every read, serves reads,
+stand-in for an in-sync replica of the partition), or the topic in the cluster: it catches up
+before every read, serves reads,
 and answers every write with NOT_COORDINATOR, the error Kafka's coordinators give a request that
 reached a broker not leading the coordinator's partition (the caller finds the leader again with
 a ``write:`` FindCoordinator key).
@@ -74,7 +76,8 @@ class BatchCoordinator:
         clock: Clock = wall_clock_ms,
     ):
         """``topic`` is where the partition's log lives (default: a local log in ``data``, or
-        in ``follow``); ``read_only`` makes a coordinator of that topic a follower."""
+        in ``follow``), closed with the coordinator; ``read_only`` makes a coordinator of that
+        topic a follower."""
         self.data = Path(data)
         self.partition = partition
         self.read_only = read_only or follow is not None
