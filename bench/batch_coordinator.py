@@ -31,7 +31,8 @@ from pathlib import Path
 from kafka_meta_proto import DISKLESS_REGISTRY
 from kafka_meta_proto.client import connect
 from kafka_meta_proto.diskless.coordinator import BatchCoordinator
-from kafka_meta_proto.diskless.store import LogPosition, Store
+from kafka_meta_proto.diskless.store import BATCH_COLUMNS, LogPosition, Store
+from kafka_meta_proto.diskless_messages.diskless_commit_record import DisklessCommitRecord
 from kafka_meta_proto.diskless.topic_log import LogAppender, LogTail, partition_dir
 from kafka_meta_proto.uuid import Uuid
 
@@ -39,6 +40,10 @@ M = DISKLESS_REGISTRY.message_class
 TOPIC = Uuid(bytes(range(1, 17)))
 PARTITIONS = 100
 BATCH_BYTES = 16384  # a batch of a producer's default batch.size: a 1 MiB find gives 64 of them
+FIND_BYTES = 1 << 20  # a consumer's default fetch.max.bytes
+# what a find reads of each batch (the columns Store.batches_from selects)
+FIND_SQL = (f"SELECT {BATCH_COLUMNS} FROM batches WHERE topic_id = ? AND partition = ? AND last_offset >= ? "
+            "ORDER BY last_offset")  # fmt: skip
 
 
 def commit_request(key: str, partitions: int) -> object:
@@ -50,9 +55,9 @@ def commit_request(key: str, partitions: int) -> object:
     return M("CommitBatchesRequest").from_json(body, 0)
 
 
-def find_request(high_watermark: int) -> object:
+def find_request(offsets: int) -> object:
     body = {"topics": [{"topicId": str(TOPIC), "partitions": [{"partitionIndex": random.randrange(PARTITIONS),
-            "offset": random.randrange(max(high_watermark, 1)), "maxBytes": 1 << 20}]}], "maxBytes": 1 << 20}  # fmt: skip
+            "offset": random.randrange(max(offsets, 1)), "maxBytes": FIND_BYTES}]}], "maxBytes": FIND_BYTES}  # fmt: skip
     return M("FindDisklessBatchesRequest").from_json(body, 0)
 
 
@@ -87,25 +92,57 @@ def start_coordinator(data: Path) -> tuple[subprocess.Popen[str], str, int]:
     return proc, host, int(port)
 
 
-def floors(data: Path, work: Path) -> tuple[float, float, float]:
-    """(SQLite applies/s, fsynced appends/s, SQLite finds/s) for the commit records in ``data``."""
-    records = [r for rs, _ in LogTail(partition_dir(data, 0), LogPosition()).records(DISKLESS_REGISTRY) for r in rs]
+def sql_find(store: Store, partition: int, offset: int, max_bytes: int) -> int:
+    """The statements of a find, rows as SQLite gives them: the partition's offsets, then its
+    batches from ``offset`` until ``max_bytes`` (the first one always); how many were read."""
+    topic = TOPIC.bytes
+    store.db.execute(
+        "SELECT log_start_offset, high_watermark FROM partitions WHERE topic_id = ? AND partition = ?",
+        (topic, partition),
+    ).fetchone()
+    found, room = 0, max_bytes
+    for row in store.db.execute(FIND_SQL, (topic, partition, offset)):
+        if found and row[5] > room:
+            break
+        found += 1
+        room -= row[5]
+    return found
+
+
+def floors(data: Path, work: Path, find_offsets: int) -> tuple[float, float, float]:
+    """(SQLite applies/s, fsynced appends/s, SQLite finds/s) for the commit requests in ``data``.
+
+    The floors replay the coordinator's own log batch by batch: a batch holds the records of one
+    group commit, so each is one SQLite transaction (committed with the log position, as the
+    coordinator does) and one fsynced append: the grouping and durability the coordinator had,
+    no more, no less. Rates are commit records (one a request) a second. The find floor runs the
+    find's statements for requests drawn as the coordinator's were."""
+    groups = list(LogTail(partition_dir(data, 0), LogPosition()).records(DISKLESS_REGISTRY))
+    setup = [g for g in groups if not isinstance(g[0][0], DisklessCommitRecord)]
+    groups = [g for g in groups if isinstance(g[0][0], DisklessCommitRecord)]
+    requests = sum(len(records) for records, _ in groups)
     store = Store(work / "floor.sqlite")
-    start = time.perf_counter()
-    for record in records:
+    for records, position in setup:  # the topic, outside the timing
         store.begin()
-        store.apply(record)
-        store.commit(LogPosition())
-    applies = len(records) / (time.perf_counter() - start)
+        for record in records:
+            store.apply(record)
+        store.commit(position)
+    start = time.perf_counter()
+    for records, position in groups:
+        store.begin()
+        for record in records:
+            store.apply(record)
+        store.commit(position)
+    applies = requests / (time.perf_counter() - start)
     (work / "log").mkdir()
     appender = LogAppender(work / "log", LogPosition())
     start = time.perf_counter()
-    for record in records:
-        appender.append([record], 0)
-    appends = len(records) / (time.perf_counter() - start)
+    for records, _ in groups:
+        appender.append(records, 0)
+    appends = requests / (time.perf_counter() - start)
     n, start = 2000, time.perf_counter()
     for _ in range(n):
-        list(store.batches_from(TOPIC, random.randrange(PARTITIONS), random.randrange(100)))
+        sql_find(store, random.randrange(PARTITIONS), random.randrange(max(find_offsets, 1)), FIND_BYTES)
     finds = n / (time.perf_counter() - start)
     store.close()
     appender.close()
@@ -123,15 +160,16 @@ def bench_commits(partitions: int, args: argparse.Namespace, tmp: Path) -> None:
         count, latencies = asyncio.run(drive(host, port, args.clients, args.seconds,
                                              lambda n: commit_request(f"o-{n}", partitions)))  # fmt: skip
         finds = None
+        find_offsets = count // 10  # the first tenth of a partition's offsets (about count each)
         if partitions == 10:
-            finds = asyncio.run(drive(host, port, args.clients, args.seconds, lambda n: find_request(count // 10)))
+            finds = asyncio.run(drive(host, port, args.clients, args.seconds, lambda n: find_request(find_offsets)))
     finally:
         proc.terminate()
         proc.wait()
     rate = count / args.seconds
     work = tmp / f"floor-{partitions}"
     work.mkdir()
-    applies, appends, sqlite_finds = floors(data, work)
+    applies, appends, sqlite_finds = floors(data, work, find_offsets)
     floor = min(applies, appends)
     print(f"commits, {partitions:3d} partitions an object: {rate:8.0f} requests/s ({rate * partitions:8.0f} batches/s), "
           f"{percentiles(latencies)}; floors: SQLite {applies:.0f}/s, append {appends:.0f}/s; "
