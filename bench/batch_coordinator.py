@@ -26,10 +26,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from kafka_meta_proto import DISKLESS_REGISTRY
 from kafka_meta_proto.client import connect
+from kafka_meta_proto.message import Message
 from kafka_meta_proto.diskless.coordinator import BatchCoordinator
 from kafka_meta_proto.diskless.store import BATCH_COLUMNS, LogPosition, Store
 from kafka_meta_proto.diskless_messages.diskless_commit_record import DisklessCommitRecord
@@ -46,7 +48,7 @@ FIND_SQL = (f"SELECT {BATCH_COLUMNS} FROM batches WHERE topic_id = ? AND partiti
             "ORDER BY last_offset")  # fmt: skip
 
 
-def commit_request(key: str, partitions: int) -> object:
+def commit_request(key: str, partitions: int) -> Message:
     chosen = random.sample(range(PARTITIONS), partitions)
     parts = [{"partitionIndex": p, "objectKey": key, "byteOffset": i * BATCH_BYTES, "size": BATCH_BYTES, "baseOffset": 0,
               "lastOffset": 9, "batchMaxTimestamp": 1, "messageTimestampType": 0, "producerId": -1,
@@ -55,7 +57,7 @@ def commit_request(key: str, partitions: int) -> object:
     return M("CommitBatchesRequest").from_json(body, 0)
 
 
-def find_request(offsets: int) -> object:
+def find_request(offsets: int) -> Message:
     body = {"topics": [{"topicId": str(TOPIC), "partitions": [{"partitionIndex": random.randrange(PARTITIONS),
             "offset": random.randrange(max(offsets, 1)), "maxBytes": FIND_BYTES}]}], "maxBytes": FIND_BYTES}  # fmt: skip
     return M("FindDisklessBatchesRequest").from_json(body, 0)
@@ -66,7 +68,9 @@ def percentiles(latencies: list[float]) -> str:
     return f"p50 {q[49] * 1e3:.2f} ms, p99 {q[98] * 1e3:.2f} ms"
 
 
-async def drive(host: str, port: int, clients: int, seconds: float, make) -> tuple[int, list[float]]:
+async def drive(
+    host: str, port: int, clients: int, seconds: float, make: Callable[[int], Message]
+) -> tuple[int, list[float]]:
     """Requests from ``make(n)`` sent back to back on ``clients`` connections for ``seconds``."""
     latencies: list[float] = []
     counter = iter(range(1 << 40))
@@ -186,12 +190,14 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--quick", action="store_true", help="a smoke run (one second each)")
+    ap.add_argument("--partitions", type=int, nargs="*", default=[1, 10, 100],
+                    help="partitions per object of the commit runs (finds run with 10)")
     args = ap.parse_args()
     if args.quick:
         args.seconds = 1.0
     with tempfile.TemporaryDirectory() as tmp:
         print(f"{args.clients} connections, {args.seconds:.0f} s each run")
-        for partitions in (1, 10, 100):
+        for partitions in args.partitions:
             bench_commits(partitions, args, Path(tmp))
 
 

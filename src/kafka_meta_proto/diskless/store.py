@@ -75,9 +75,12 @@ CREATE TABLE IF NOT EXISTS batches (
 );
 -- finding batches from an offset (offsets are gap-free, so last_offset orders them too)
 CREATE UNIQUE INDEX IF NOT EXISTS batches_by_offset ON batches (topic_id, partition, last_offset);
--- an idempotent producer's latest batches in a partition
-CREATE INDEX IF NOT EXISTS batches_by_producer
-    ON batches (topic_id, partition, producer_id, last_offset) WHERE producer_id >= 0;
+-- an idempotent producer's latest batches in a partition; partial, and on a condition no query
+-- can use as a range (a query repeats it, so SQLite may use the index, and still searches by the
+-- producer id: with "producer_id >= 0" it searched that range and sorted instead)
+DROP INDEX IF EXISTS batches_by_producer;
+CREATE INDEX IF NOT EXISTS batches_by_producer_id
+    ON batches (topic_id, partition, producer_id, last_offset) WHERE producer_id <> -1;
 -- the batches of an object (isSafeToDeleteFile)
 CREATE INDEX IF NOT EXISTS batches_by_object ON batches (object_key);
 """
@@ -309,9 +312,12 @@ class Store:
         self, topic_id: Uuid, partition: int, producer_id: int, limit: int
     ) -> list[StoredBatch]:
         """A producer's latest live batches in a partition, newest first."""
+        # "producer_id <> -1" repeats the partial index's condition: SQLite uses the index only
+        # when the query implies it (a bound value could be anything), else it walks every
+        # batch of the partition. Callers never ask for -1 (no producer).
         rows = self.db.execute(
             f"SELECT {BATCH_COLUMNS} FROM batches WHERE topic_id = ? AND partition = ? "
-            "AND producer_id = ? ORDER BY last_offset DESC LIMIT ?",
+            "AND producer_id = ? AND producer_id <> -1 ORDER BY last_offset DESC LIMIT ?",
             (topic_id.bytes, partition, producer_id, limit),
         ).fetchall()
         return [StoredBatch.from_row(row) for row in rows]
