@@ -139,6 +139,15 @@ def process_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def replay(store: Store, groups: list[tuple[list[Message], LogPosition]]) -> None:
+    """Apply each log batch's records in a transaction of its own, as the coordinator did."""
+    for records, position in groups:
+        store.begin()
+        for record in records:
+            store.apply(record)
+        store.commit(position)
+
+
 def floors(data: Path, work: Path, find_offsets: int) -> dict[str, tuple[float, float]]:
     """For the commit requests in ``data``: (requests a wall second, CPU seconds a request) of
     the SQLite floor ("sqlite"), the append floor ("append") and the find floor ("find").
@@ -153,18 +162,10 @@ def floors(data: Path, work: Path, find_offsets: int) -> dict[str, tuple[float, 
     groups = [g for g in groups if isinstance(g[0][0], DisklessCommitRecord)]
     requests = sum(len(records) for records, _ in groups)
     store = Store(work / "floor.sqlite")
-    for records, position in setup:  # the topic, outside the timing
-        store.begin()
-        for record in records:
-            store.apply(record)
-        store.commit(position)
+    replay(store, setup)  # the topic, outside the timing
     found: dict[str, tuple[float, float]] = {}
     clocks = Clocks()
-    for records, position in groups:
-        store.begin()
-        for record in records:
-            store.apply(record)
-        store.commit(position)
+    replay(store, groups)
     found["sqlite"] = clocks.rates(requests)
     (work / "log").mkdir()
     appender = LogAppender(work / "log", LogPosition())

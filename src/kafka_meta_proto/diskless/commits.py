@@ -95,15 +95,13 @@ class ObjectCommit:
     def decide_all(self, batches: list[CommitBatchRequest]) -> list[CommitBatchResponse]:
         """``decide`` each batch in order, the partitions' offsets read first, one statement a
         topic."""
-        by_topic: dict[Uuid, list[int]] = {}
+        by_topic: dict[Uuid, list[TopicIdPartition]] = {}
         for tp in {batch.topic_id_partition for batch in batches}:
-            by_topic.setdefault(tp.topic_id, []).append(tp.partition)
-        for topic_id, partitions in by_topic.items():
-            found = self.store.partition_offsets(topic_id, partitions)
-            for partition in partitions:
-                tp = TopicIdPartition(topic_id, partition)
-                offsets = found.get(partition)
-                self.partitions[tp] = list(offsets) if offsets is not None else missing_partition_error(self.store, tp)
+            by_topic.setdefault(tp.topic_id, []).append(tp)
+        for topic_id, tps in by_topic.items():
+            found = self.store.partition_offsets(topic_id, [tp.partition for tp in tps])
+            for tp in tps:
+                self._keep(tp, found.get(tp.partition))
         return [self.decide(batch) for batch in batches]
 
     def decide(self, batch: CommitBatchRequest) -> CommitBatchResponse:
@@ -127,9 +125,14 @@ class ObjectCommit:
     def _state(self, tp: TopicIdPartition) -> list[int] | int:
         known = self.partitions.get(tp)
         if known is None:
-            offsets = self.store.offsets(tp.topic_id, tp.partition)
-            known = self.partitions[tp] = list(offsets) if offsets is not None else missing_partition_error(self.store, tp)
+            known = self._keep(tp, self.store.offsets(tp.topic_id, tp.partition))
         return known
+
+    def _keep(self, tp: TopicIdPartition, offsets: tuple[int, int] | None) -> list[int] | int:
+        """Keep a partition's state from its offsets in the state (None: it has none)."""
+        state = list(offsets) if offsets is not None else missing_partition_error(self.store, tp)
+        self.partitions[tp] = state
+        return state
 
     def _entry(self, batch: CommitBatchRequest, base: int, last: int) -> DisklessBatch:
         tp = batch.topic_id_partition
