@@ -21,7 +21,9 @@ def plans(store, call):
         store.db.set_trace_callback(None)
     selects = [sql for sql in sent if sql.lstrip().upper().startswith("SELECT")]
     assert selects, "the call sent no SELECT"
-    return {sql: [row[3] for row in store.db.execute("EXPLAIN QUERY PLAN " + sql)] for sql in selects}
+    return {
+        sql: [row[3] for row in store.db.execute("EXPLAIN QUERY PLAN " + sql)] for sql in selects
+    }
 
 
 def coordinator_with_batches(tmp_path):
@@ -35,27 +37,42 @@ def coordinator_with_batches(tmp_path):
 
 def test_a_find_walks_the_offset_index_without_sorting(tmp_path):
     with coordinator_with_batches(tmp_path) as c:
-        found = plans(c.reader, lambda: c.find_batches([FindBatchRequest(TopicIdPartition(T1, 1), 5, 1 << 20)], 1 << 20))
+        found = plans(
+            c.reader,
+            lambda: c.find_batches(
+                [FindBatchRequest(TopicIdPartition(T1, 1), 5, 1 << 20)], 1 << 20
+            ),
+        )
         batch_reads = [plan for sql, plan in found.items() if "FROM batches" in sql]
         # SEARCH batches USING INDEX batches_by_offset (topic_id=? AND partition=? AND last_offset>?)
-        assert batch_reads == [[
-            "SEARCH batches USING INDEX batches_by_offset (topic_id=? AND partition=? AND last_offset>?)"
-        ]]
+        assert batch_reads == [
+            [
+                "SEARCH batches USING INDEX batches_by_offset (topic_id=? AND partition=? AND last_offset>?)"
+            ]
+        ]
 
 
 def test_a_commit_reads_its_partitions_by_primary_key_and_producers_by_their_index(tmp_path):
     with coordinator_with_batches(tmp_path) as c:
         tps = [TopicIdPartition(T1, p) for p in range(4)]
-        found = plans(c.store, lambda: c.commit_file("o9", 1, 400, [batch(tp, producer=(7, 0, 30)) for tp in tps]))
+        found = plans(
+            c.store,
+            lambda: c.commit_file("o9", 1, 400, [batch(tp, producer=(7, 0, 30)) for tp in tps]),
+        )
         partition_reads = [plan for sql, plan in found.items() if "FROM partitions" in sql]
         # one statement for the four partitions, by the primary key
         assert len(partition_reads) == 1
-        assert partition_reads[0][0] == "SEARCH partitions USING PRIMARY KEY (topic_id=? AND partition=?)"
+        assert (
+            partition_reads[0][0]
+            == "SEARCH partitions USING PRIMARY KEY (topic_id=? AND partition=?)"
+        )
         producer_reads = [plan for sql, plan in found.items() if "producer_id =" in sql]
         assert producer_reads, "an idempotent batch looks its producer up"
         for plan in producer_reads:
             # the partial index: a producer's batches, not every batch of the partition
-            assert plan == ["SEARCH batches USING INDEX batches_by_producer_id (topic_id=? AND partition=? AND producer_id=?)"]
+            assert plan == [
+                "SEARCH batches USING INDEX batches_by_producer_id (topic_id=? AND partition=? AND producer_id=?)"
+            ]
 
 
 def test_many_partitions_offsets_in_one_statement_answer_like_one_at_a_time(tmp_path):
