@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from ..error_codes import ErrorCode
+from ..uuid import Uuid
 from ..diskless_messages.diskless_commit_record import DisklessBatch, DisklessCommitRecord
 from .store import LOG_APPEND_TIME, Store, StoredBatch
 from .types import NO_PRODUCER_ID, NO_TIMESTAMP, CommitBatchRequest, CommitBatchResponse
@@ -32,6 +33,11 @@ def partition_error(store: Store, tp: TopicIdPartition) -> int | None:
     """Why a partition cannot be used: an unknown topic id, or a partition it does not have."""
     if store.offsets(tp.topic_id, tp.partition) is not None:
         return None
+    return missing_partition_error(store, tp)
+
+
+def missing_partition_error(store: Store, tp: TopicIdPartition) -> int:
+    """The error for a partition the state does not have: is its topic known?"""
     if store.num_partitions(tp.topic_id) is None:
         return ErrorCode.UNKNOWN_TOPIC_ID
     return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
@@ -81,37 +87,52 @@ class ObjectCommit:
         self.object_size = object_size
         self.now = now
         self.accepted: list[DisklessBatch] = []  # with their assigned offsets, in order
-        self.high_watermarks: dict[TopicIdPartition, int] = {}  # as the accepted batches leave them
-        self.partitions: dict[TopicIdPartition, tuple[int, int] | int] = {}  # offsets or error
+        # per partition: [log start offset, next offset] as the accepted batches leave them, or
+        # the error that refuses it; read from the state once per partition and object (the
+        # state does not change meanwhile)
+        self.partitions: dict[TopicIdPartition, list[int] | int] = {}
+
+    def decide_all(self, batches: list[CommitBatchRequest]) -> list[CommitBatchResponse]:
+        """``decide`` each batch in order, the partitions' offsets read first, one statement a
+        topic."""
+        by_topic: dict[Uuid, list[TopicIdPartition]] = {}
+        for tp in {batch.topic_id_partition for batch in batches}:
+            by_topic.setdefault(tp.topic_id, []).append(tp)
+        for topic_id, tps in by_topic.items():
+            found = self.store.partition_offsets(topic_id, [tp.partition for tp in tps])
+            for tp in tps:
+                self._keep(tp, found.get(tp.partition))
+        return [self.decide(batch) for batch in batches]
 
     def decide(self, batch: CommitBatchRequest) -> CommitBatchResponse:
         tp = batch.topic_id_partition
-        offsets = self._offsets(tp)
-        if isinstance(offsets, int):
-            return CommitBatchResponse(offsets)
+        state = self._state(tp)
+        if isinstance(state, int):
+            return CommitBatchResponse(state)
         if malformed(batch):
             return CommitBatchResponse(ErrorCode.INVALID_REQUEST)
-        log_start, high_watermark = offsets
+        log_start, base = state
         if batch.producer_id != NO_PRODUCER_ID:
             answer = self._producer_check(batch, log_start)
             if answer is not None:
                 return answer
-        base = self.high_watermarks.get(tp, high_watermark)
         last = base + batch.last_offset - batch.base_offset
-        self.high_watermarks[tp] = last + 1
+        state[1] = last + 1
         self.accepted.append(self._entry(batch, base, last))
         append_time = self.now if batch.message_timestamp_type == LOG_APPEND_TIME else NO_TIMESTAMP
         return CommitBatchResponse(ErrorCode.NONE, base, append_time, log_start)
 
-    def _offsets(self, tp: TopicIdPartition) -> tuple[int, int] | int:
-        """(log start offset, high watermark) as the state has them, or why the partition cannot
-        be used; read once per partition and commit (the state does not change meanwhile)."""
+    def _state(self, tp: TopicIdPartition) -> list[int] | int:
         known = self.partitions.get(tp)
         if known is None:
-            offsets = self.store.offsets(tp.topic_id, tp.partition)
-            known = self.partitions[tp] = offsets if offsets is not None else partition_error(self.store, tp)  # type: ignore[assignment]
-        assert known is not None
+            known = self._keep(tp, self.store.offsets(tp.topic_id, tp.partition))
         return known
+
+    def _keep(self, tp: TopicIdPartition, offsets: tuple[int, int] | None) -> list[int] | int:
+        """Keep a partition's state from its offsets in the state (None: it has none)."""
+        state = list(offsets) if offsets is not None else missing_partition_error(self.store, tp)
+        self.partitions[tp] = state
+        return state
 
     def _entry(self, batch: CommitBatchRequest, base: int, last: int) -> DisklessBatch:
         tp = batch.topic_id_partition

@@ -260,7 +260,7 @@ class BatchCoordinator:
                     answers.append([CommitBatchResponse(ErrorCode.INVALID_REQUEST)] * len(batches))
                     continue
                 commit = ObjectCommit(self.store, key, uploader, size, self.clock())
-                answers.append([commit.decide(batch) for batch in batches])
+                answers.append(commit.decide_all(batches))
                 emit(commit.record())
             return answers
 

@@ -4,21 +4,12 @@
 from __future__ import annotations
 
 from ..error_codes import ErrorCode
-from .commits import batch_timestamp, partition_error
-from .store import Store, StoredBatch
+from .commits import batch_timestamp, missing_partition_error, partition_error
+from .store import FOUND_SIZE, Store
 from .types import EARLIEST_LOCAL_TIMESTAMP, EARLIEST_TIMESTAMP, LATEST_TIERED_TIMESTAMP
 from .types import LATEST_TIMESTAMP, MAX_TIMESTAMP, NO_OFFSET, NO_TIMESTAMP
 from .types import BatchInfo, BatchMetadata, FindBatchRequest, FindBatchResponse
 from .types import ListOffsetsRequest, ListOffsetsResponse, TopicIdPartition
-
-
-def batch_info(batch: StoredBatch) -> BatchInfo:
-    return BatchInfo(batch.batch_id, batch.object_key, BatchMetadata(
-        TopicIdPartition(batch.topic_id, batch.partition), batch.byte_offset, batch.size,
-        batch.base_offset, batch.last_offset, batch.log_append_time, batch.batch_max_timestamp,
-        batch.message_timestamp_type, batch.producer_id, batch.producer_epoch,
-        batch.base_sequence, batch.last_sequence,
-    ))  # fmt: skip
 
 
 def find_batches(store: Store, requests: list[FindBatchRequest], fetch_max_bytes: int) -> list[FindBatchResponse]:
@@ -31,25 +22,27 @@ def find_batches(store: Store, requests: list[FindBatchRequest], fetch_max_bytes
     given_any = False
     for request in requests:
         tp = request.topic_id_partition
-        error = partition_error(store, tp)
-        if error is not None:
-            answers.append(FindBatchResponse(error, []))
+        offsets = store.offsets(tp.topic_id, tp.partition)
+        if offsets is None:
+            answers.append(FindBatchResponse(missing_partition_error(store, tp), []))
             continue
-        log_start, high_watermark = store.offsets(tp.topic_id, tp.partition)  # type: ignore[misc]
+        log_start, high_watermark = offsets
         if request.max_partition_fetch_bytes < 0 or fetch_max_bytes < 0:
             answers.append(FindBatchResponse(ErrorCode.INVALID_REQUEST, [], log_start, high_watermark))
             continue
         if not log_start <= request.offset <= high_watermark:
             answers.append(FindBatchResponse(ErrorCode.OFFSET_OUT_OF_RANGE, [], log_start, high_watermark))
             continue
-        found, room = [], request.max_partition_fetch_bytes
-        for batch in store.batches_from(tp.topic_id, tp.partition, request.offset):
-            if given_any and (batch.size > room or batch.size > budget):
+        found, room = [], min(request.max_partition_fetch_bytes, budget)
+        for row in store.found_rows_from(tp.topic_id, tp.partition, request.offset):
+            size = row[FOUND_SIZE]
+            if given_any and size > room:
                 break
-            found.append(batch_info(batch))
+            # the row is BatchInfo's fields in order, the partition's place aside
+            found.append(BatchInfo(row[0], row[1], BatchMetadata(tp, *row[2:])))
             given_any = True
-            room -= batch.size
-            budget -= batch.size
+            room -= size
+            budget -= size
         answers.append(FindBatchResponse(ErrorCode.NONE, found, log_start, high_watermark))
     return answers
 

@@ -17,6 +17,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from ..diskless_messages.diskless_commit_record import DisklessCommitRecord
 from ..diskless_messages.diskless_log_start_offset_record import DisklessLogStartOffsetRecord
@@ -74,20 +75,32 @@ CREATE TABLE IF NOT EXISTS batches (
 );
 -- finding batches from an offset (offsets are gap-free, so last_offset orders them too)
 CREATE UNIQUE INDEX IF NOT EXISTS batches_by_offset ON batches (topic_id, partition, last_offset);
--- an idempotent producer's latest batches in a partition
-CREATE INDEX IF NOT EXISTS batches_by_producer
-    ON batches (topic_id, partition, producer_id, last_offset) WHERE producer_id >= 0;
+-- an idempotent producer's latest batches in a partition; partial, and on a condition no query
+-- can use as a range (a query repeats it, so SQLite may use the index, and still searches by the
+-- producer id: with "producer_id >= 0" it searched that range and sorted instead)
+DROP INDEX IF EXISTS batches_by_producer;
+CREATE INDEX IF NOT EXISTS batches_by_producer_id
+    ON batches (topic_id, partition, producer_id, last_offset) WHERE producer_id <> -1;
 -- the batches of an object (isSafeToDeleteFile)
 CREATE INDEX IF NOT EXISTS batches_by_object ON batches (object_key);
 """
 
 LOG_APPEND_TIME = 1  # Kafka's TimestampType id for log-append time
 
-_BATCH_COLUMNS = (
+BATCH_COLUMNS = (
     "batch_id, topic_id, partition, object_key, byte_offset, size, base_offset, last_offset, "
     "log_append_time, batch_max_timestamp, timestamp_type, producer_id, producer_epoch, "
     "base_sequence, last_sequence"
 )
+# what a find gives of each batch: the design's BatchInfo fields, in its order (the partition is
+# the one asked for); the query walks batches_by_offset from the offset and stops at the bytes
+# wanted (EXPLAIN QUERY PLAN: SEARCH batches USING INDEX batches_by_offset (topic_id=? AND
+# partition=? AND last_offset>?), no sort)
+FOUND_COLUMNS = (
+    "batch_id, object_key, byte_offset, size, base_offset, last_offset, log_append_time, "
+    "batch_max_timestamp, timestamp_type, producer_id, producer_epoch, base_sequence, last_sequence"
+)
+FOUND_SIZE = 3  # the size's place in a FOUND_COLUMNS row
 
 
 @dataclass(frozen=True)
@@ -99,8 +112,7 @@ class LogPosition:
     byte_position: int = 0
 
 
-@dataclass(frozen=True)
-class StoredBatch:
+class StoredBatch(NamedTuple):
     """A batch as the state holds it (the design's BatchInfo with its BatchMetadata)."""
 
     batch_id: int
@@ -120,10 +132,8 @@ class StoredBatch:
     last_sequence: int
 
     @classmethod
-    def from_row(cls, row: tuple[object, ...]) -> StoredBatch:
-        values = list(row)
-        values[1] = Uuid(values[1])  # type: ignore[arg-type]
-        return cls(*values)  # type: ignore[arg-type]
+    def from_row(cls, row: tuple[Any, ...]) -> StoredBatch:
+        return cls(row[0], Uuid(row[1]), *row[2:])
 
     @property
     def timestamp(self) -> int:
@@ -221,9 +231,11 @@ class Store:
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
+        # a partition's batches come in offset order: its last one sets the high watermark
+        ends = {(b.topic_id.bytes, b.partition_index): b.last_offset + 1 for b in record.batches}
         self.db.executemany(
             "UPDATE partitions SET high_watermark = ? WHERE topic_id = ? AND partition = ?",
-            [(b.last_offset + 1, b.topic_id.bytes, b.partition_index) for b in record.batches],
+            [(end, topic, partition) for (topic, partition), end in ends.items()],
         )
 
     def _apply_log_start_offset(self, record: DisklessLogStartOffsetRecord) -> None:
@@ -276,22 +288,36 @@ class Store:
         ).fetchone()
         return None if row is None else (int(row[0]), int(row[1]))
 
-    def batches_from(self, topic_id: Uuid, partition: int, offset: int) -> Iterator[StoredBatch]:
-        """The partition's batches holding ``offset`` or later, in offset order."""
-        cursor = self.db.execute(
-            f"SELECT {_BATCH_COLUMNS} FROM batches WHERE topic_id = ? AND partition = ? "
+    def partition_offsets(self, topic_id: Uuid, partitions: Iterable[int]) -> dict[int, tuple[int, int]]:
+        """``offsets`` of several partitions of a topic in one statement; partitions that do not
+        exist are left out."""
+        wanted = "[" + ",".join(str(int(p)) for p in partitions) + "]"
+        rows = self.db.execute(
+            "SELECT partition, log_start_offset, high_watermark FROM partitions "
+            "WHERE topic_id = ? AND partition IN (SELECT value FROM json_each(?))",
+            (topic_id.bytes, wanted),
+        )
+        return {p: (start, end) for p, start, end in rows}
+
+    def found_rows_from(self, topic_id: Uuid, partition: int, offset: int) -> Iterator[tuple[Any, ...]]:
+        """The partition's batches holding ``offset`` or later, in offset order, as
+        ``FOUND_COLUMNS`` rows (read lazily: a find stops when it has the bytes it wants)."""
+        return self.db.execute(
+            f"SELECT {FOUND_COLUMNS} FROM batches WHERE topic_id = ? AND partition = ? "
             "AND last_offset >= ? ORDER BY last_offset",
             (topic_id.bytes, partition, offset),
         )
-        return (StoredBatch.from_row(row) for row in cursor)
 
     def producer_batches(
         self, topic_id: Uuid, partition: int, producer_id: int, limit: int
     ) -> list[StoredBatch]:
         """A producer's latest live batches in a partition, newest first."""
+        # "producer_id <> -1" repeats the partial index's condition: SQLite uses the index only
+        # when the query implies it (a bound value could be anything), else it walks every
+        # batch of the partition. Callers never ask for -1 (no producer).
         rows = self.db.execute(
-            f"SELECT {_BATCH_COLUMNS} FROM batches WHERE topic_id = ? AND partition = ? "
-            "AND producer_id = ? ORDER BY last_offset DESC LIMIT ?",
+            f"SELECT {BATCH_COLUMNS} FROM batches WHERE topic_id = ? AND partition = ? "
+            "AND producer_id = ? AND producer_id <> -1 ORDER BY last_offset DESC LIMIT ?",
             (topic_id.bytes, partition, producer_id, limit),
         ).fetchall()
         return [StoredBatch.from_row(row) for row in rows]
@@ -301,7 +327,7 @@ class Store:
     ) -> StoredBatch | None:
         """The earliest batch whose timestamp is ``timestamp`` or later."""
         row = self.db.execute(
-            f"SELECT {_BATCH_COLUMNS} FROM batches WHERE topic_id = ? AND partition = ? "
+            f"SELECT {BATCH_COLUMNS} FROM batches WHERE topic_id = ? AND partition = ? "
             "AND timestamp >= ? ORDER BY last_offset LIMIT 1",
             (topic_id.bytes, partition, timestamp),
         ).fetchone()
@@ -310,7 +336,7 @@ class Store:
     def batch_with_max_timestamp(self, topic_id: Uuid, partition: int) -> StoredBatch | None:
         """The earliest batch holding the partition's largest timestamp."""
         row = self.db.execute(
-            f"SELECT {_BATCH_COLUMNS} FROM batches WHERE topic_id = ? AND partition = ? "
+            f"SELECT {BATCH_COLUMNS} FROM batches WHERE topic_id = ? AND partition = ? "
             "ORDER BY timestamp DESC, last_offset ASC LIMIT 1",
             (topic_id.bytes, partition),
         ).fetchone()
