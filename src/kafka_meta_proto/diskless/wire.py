@@ -44,14 +44,14 @@ Write = Callable[[Decide], Awaitable[Any]]
 # whether the coordinator owns a partition (topic id, partition index)
 Owns = Callable[[Uuid, int], bool]
 NOT_COORDINATOR = ErrorCode.NOT_COORDINATOR
-Asked = TypeVar("Asked")
-Answer = TypeVar("Answer")
+_Asked = TypeVar("_Asked")
+_Answer = TypeVar("_Answer")
 
 
-async def owned_only(
-    asked: list[Asked], owned: list[bool], answer: Callable[[list[Asked]], Awaitable[list[Answer]]],
-    refused: Callable[[Asked], Answer],
-) -> list[Answer]:
+async def _owned_only(
+    asked: list[_Asked], owned: list[bool], answer: Callable[[list[_Asked]], Awaitable[list[_Answer]]],
+    refused: Callable[[_Asked], _Answer],
+) -> list[_Answer]:
     """The answers to ``asked``, in order: ``answer`` gives those of the owned entries (it is not
     called when there are none), ``refused`` the others'."""
     mine = [a for a, own in zip(asked, owned) if own]
@@ -140,7 +140,7 @@ async def delete_records(
         return list(await write(coordinator.delete_records_decision(mine)))
 
     refused = lambda _: DeleteRecordsResponse(NOT_COORDINATOR)  # noqa: E731
-    answers = iter(await owned_only(asked, _owned(owns, asked), delete, refused))
+    answers = iter(await _owned_only(asked, _owned(owns, asked), delete, refused))
     return delete_records_res.DeleteDisklessRecordsResponse(responses=[
         delete_records_res.DeleteDisklessRecordsResult(topic_id=t.topic_id, partitions=[
             delete_records_res.DeleteDisklessPartitionRecordsResult(
@@ -185,7 +185,7 @@ async def find_batches(
         return coordinator.find_batches(mine, request.max_bytes)
 
     refused = lambda _: FindBatchResponse(NOT_COORDINATOR, [])  # noqa: E731
-    answers = iter(await owned_only(asked, _owned(owns, asked), find, refused))
+    answers = iter(await _owned_only(asked, _owned(owns, asked), find, refused))
     return find_res.FindDisklessBatchesResponse(responses=[
         find_res.FindDisklessBatchTopicResult(topic_id=t.topic_id, partitions=[
             entry for p in t.partitions for entry in _found_entries(p, next(answers))
@@ -205,7 +205,7 @@ async def list_offsets(
     def refused(a: ListOffsetsRequest) -> ListOffsetsResponse:
         return ListOffsetsResponse(NOT_COORDINATOR, a.topic_id_partition)
 
-    answers = iter(await owned_only(asked, _owned(owns, asked), list_, refused))
+    answers = iter(await _owned_only(asked, _owned(owns, asked), list_, refused))
 
     def entry(p: list_req.ListDisklessOffsetsTopicPartition) -> list_res.ListDisklessOffsetsTopicPartitionResult:
         a = next(answers)

@@ -37,6 +37,7 @@ from ...diskless_messages.topic_partition_to_batch_coordinator_mapping import (
 from ...error_codes import ErrorCode
 from ...kraft.image import MetadataImage
 from ...kraft.rules import CONFIG_TOPIC, DISKLESS_CONFIG, DISKLESS_TOPIC
+from ...message import Message
 from ...uuid import Uuid
 from .metadata_log import Entries
 
@@ -57,7 +58,7 @@ def coordinator_count(image: MetadataImage) -> int | None:
 
 def refusal(
     image: MetadataImage, topic_id: Uuid, partition: int, coordinator: int
-) -> ErrorCode | None:
+) -> int | None:
     """Why one partition cannot be mapped to ``coordinator`` (see the module), or None."""
     topic = image.topics.get(topic_id)
     if topic is None:
@@ -74,7 +75,7 @@ def refusal(
     return None
 
 
-def assign(image: MetadataImage, commit: Commit, request: Any) -> Response:
+def assign(image: MetadataImage, commit: Commit, request: Any) -> Message:
     """Answer one request and commit the mappings it changes as one batch."""
     named = Counter((t.topic_id, p.partition_index) for t in request.topics for p in t.partitions)
     entries: Entries = []
@@ -83,13 +84,13 @@ def assign(image: MetadataImage, commit: Commit, request: Any) -> Response:
         results = []
         for p in t.partitions:
             index, coordinator = p.partition_index, p.batch_coordinator_partition_index
-            error = (ErrorCode.INVALID_REQUEST if named[(t.topic_id, index)] > 1
+            error = (int(ErrorCode.INVALID_REQUEST) if named[(t.topic_id, index)] > 1
                      else refusal(image, t.topic_id, index, coordinator))  # fmt: skip
             if error is None and image.diskless.get(t.topic_id, {}).get(index) != coordinator:
                 entries.append((Mapping(partition_index=index, topic_id=t.topic_id,
                                         batch_coordinator_partition_index=coordinator), 0))  # fmt: skip
             results.append(PartitionResult(
-                partition_index=index, error_code=int(error or 0)))  # fmt: skip
+                partition_index=index, error_code=error or 0))  # fmt: skip
         answers.append(TopicResult(topic_id=t.topic_id, partitions=results))
     commit(entries)
     return Response(responses=answers)
