@@ -1,7 +1,13 @@
-"""What the coordinator's tests share: a clock the test moves, topic ids, batches to commit."""
+"""What the coordinator's tests share: a clock the test moves, topic ids, batches to commit, the
+examples of docs/diskless.md run."""
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+
+from conftest import ROOT
 from kafka_meta_proto.diskless.types import CommitBatchRequest, TopicIdPartition
 from kafka_meta_proto.uuid import Uuid
 
@@ -27,3 +33,21 @@ def batch(tp: TopicIdPartition, count: int = 10, *, byte_offset: int = 0, size: 
     last_seq = -1 if producer is None else (seq + count - 1) % (1 << 31)
     return CommitBatchRequest(tp, byte_offset, size, 0, count - 1, max_timestamp, timestamp_type,
                               pid, epoch, seq, last_seq)  # fmt: skip
+
+
+def run_page_example(heading: str, tmp_path) -> tuple[str, list[str]]:
+    """The first Python example after ``heading`` in docs/diskless.md, run as a script: the
+    page's text from the heading on, and the lines the script printed (it must succeed silently
+    on stderr)."""
+    page = (ROOT / "docs" / "diskless.md").read_text(encoding="utf-8")
+    section = page[page.index(heading):]
+    script = tmp_path / "example.py"
+    script.write_text(re.search(r"```python\n(.*?)```", section, re.S).group(1), encoding="utf-8")
+    run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    return section, run.stdout.splitlines()
+
+
+def printed_in(section: str, pattern: str) -> list[str]:
+    """The backquoted texts of the part of ``section`` that ``pattern``'s group catches."""
+    return re.findall(r"`([^`]*)`", re.search(pattern, section, re.S).group(1))

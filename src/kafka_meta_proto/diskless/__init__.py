@@ -10,7 +10,10 @@ truth about the objects, partitions and batches of diskless topics, kept as reco
   cluster's topic (``kafka_topic``);
 - ``wire``: the RPCs 93-98 as calls; ``service``: the server (FindCoordinator v7 and the RPCs);
   ``group_commit``: the writes of concurrent requests sharing one transaction and fsync;
-  ``running``: serving until SIGTERM or SIGINT (the ``batch-coordinator`` command).
+  ``running``: serving until SIGTERM or SIGINT (the ``batch-coordinator`` command);
+- ``routing``: which coordinator owns a partition (the metadata image's mapping) and where it
+  is served; ``group``: ``CoordinatorGroup``, one coordinator per ``__diskless-metadata``
+  partition in one process.
 """
 
 from .coordinator import BatchCoordinator

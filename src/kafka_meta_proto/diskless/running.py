@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .coordinator import BatchCoordinator
-from .service import CoordinatorService, Node
+from .routing import Node
+from .service import CoordinatorService
 from .topic_backend import MetadataTopic
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)

@@ -3,12 +3,17 @@ FindCoordinator (v4-v7; key type BATCH, 3, from v7) and the RPCs 93-98 from one
 ``BatchCoordinator``, its writes committed in groups (``group_commit``).
 
 FindCoordinator with key type BATCH takes keys ``operation:topicId:partition`` (``read`` or
-``write``, Kafka's base64 topic id, a partition index). This coordinator owns every diskless
-partition (one ``__diskless-metadata`` partition, one coordinator), so a ``read`` key gets this
-coordinator and a ``write`` key gets the leader: this coordinator, or for a read-only one the
-leader it was told of (COORDINATOR_NOT_AVAILABLE if none). A malformed key, or key type 3 below
-v7, is INVALID_REQUEST / UNSUPPORTED_VERSION for that key; the other key types (groups,
-transactions, share groups) have no coordinator here: COORDINATOR_NOT_AVAILABLE.
+``write``, Kafka's base64 topic id, a partition index). Alone (no ``routing``), this coordinator
+owns every diskless partition (one ``__diskless-metadata`` partition, one coordinator), so a
+``read`` key gets this coordinator and a ``write`` key gets the leader: this coordinator, or for a
+read-only one the leader it was told of (COORDINATOR_NOT_AVAILABLE if none). With a ``routing``
+(several coordinators, ``routing``), a key names the coordinator the partition is mapped to: this
+one as above, another where the routing says it is served, COORDINATOR_NOT_AVAILABLE for a
+partition not mapped yet; and the RPCs answer NOT_COORDINATOR for each partition this coordinator
+does not own (94, 96-98; 93 and 95 are per topic: every coordinator owning a partition of the
+topic keeps the topic). A malformed key, or key type 3 below v7, is INVALID_REQUEST /
+UNSUPPORTED_VERSION for that key; the other key types (groups, transactions, share groups) have
+no coordinator here: COORDINATOR_NOT_AVAILABLE.
 
 AssignPartitionToBatchCoordinator (99) goes to the controller, so a coordinator does not serve it.
 """
@@ -17,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 
 from ..diskless_messages import REGISTRY as DISKLESS_REGISTRY
 from ..diskless_messages.find_coordinator_request import FindCoordinatorRequest
@@ -29,17 +33,13 @@ from ..uuid import Uuid
 from . import wire
 from .coordinator import BatchCoordinator
 from .group_commit import GroupCommitter
+from .routing import Node, Routing
+
+__all__ = ["CoordinatorService", "Node", "parse_batch_key"]
 
 BATCH_KEY_TYPE = 3
 BATCH_KEY_VERSION = 7
 OPERATIONS = ("read", "write")
-
-
-@dataclass(frozen=True)
-class Node:
-    node_id: int
-    host: str
-    port: int
 
 
 def parse_batch_key(key: str) -> tuple[str, Uuid, int]:
@@ -57,10 +57,13 @@ def parse_batch_key(key: str) -> tuple[str, Uuid, int]:
 
 class CoordinatorService:
     """Answers the wire for one coordinator; ``node`` is how it is advertised, ``leader`` (for
-    a read-only one) where writes go."""
+    a read-only one) where writes go, ``routing`` (with several coordinators) which partitions it
+    owns and where the others are."""
 
-    def __init__(self, coordinator: BatchCoordinator, node: Node = Node(0, "", 0), leader: Node | None = None):
+    def __init__(self, coordinator: BatchCoordinator, node: Node = Node(0, "", 0), leader: Node | None = None,
+                 routing: Routing | None = None):  # fmt: skip
         self.coordinator = coordinator
+        self.routing = routing
         self.node = node
         self.leader = node if not coordinator.read_only else leader
         self.writes = GroupCommitter(coordinator)
@@ -82,9 +85,13 @@ class CoordinatorService:
                 self.leader = self.node
             yield self
 
+    def owns(self, topic_id: Uuid, partition: int) -> bool:
+        """Whether this coordinator owns the partition: every one without a routing."""
+        return self.routing is None or self.routing.owner(topic_id, partition) == self.coordinator.partition
+
     def _serving(self, call: wire.Call) -> Handler:
         async def handler(context: RequestContext) -> Message:
-            return await call(self.coordinator, self.writes.write, context.body)
+            return await call(self.coordinator, self.writes.write, context.body, self.owns)
 
         return handler
 
@@ -105,11 +112,22 @@ class CoordinatorService:
         if version < BATCH_KEY_VERSION:
             return refused(ErrorCode.UNSUPPORTED_VERSION, "key type 3 needs FindCoordinator v7")
         try:
-            operation, _, _ = parse_batch_key(key)
+            node = self._locate(*parse_batch_key(key))
         except ValueError as e:
             return refused(ErrorCode.INVALID_REQUEST, str(e))
-        node = self.node if operation == "read" else self.leader
-        if node is None:
-            return refused(ErrorCode.COORDINATOR_NOT_AVAILABLE, "the leading coordinator is not known here")
+        if isinstance(node, str):
+            return refused(ErrorCode.COORDINATOR_NOT_AVAILABLE, node)
         return Coordinator(key=key, node_id=node.node_id, host=node.host, port=node.port,
                            error_code=0, error_message=None)  # fmt: skip
+
+    def _locate(self, operation: str, topic_id: Uuid, partition: int) -> Node | str:
+        """The node serving the key's coordinator, or why there is none."""
+        mine = self.coordinator.partition
+        if self.routing is not None:
+            owner = self.routing.owner(topic_id, partition)
+            if owner is None:
+                return f"partition {partition} of topic {topic_id} is not mapped to a batch coordinator"
+            if owner != mine:
+                return self.routing.node(owner) or f"batch coordinator {owner} is not served now"
+        node = self.node if operation == "read" else self.leader
+        return node or "the leading coordinator is not known here"

@@ -7,12 +7,16 @@ Its answer has one topic entry per ``Batches[]`` and topic of the request, parti
 order. FindDisklessBatches answers one partition entry per batch found; a partition with no
 batch to give (an error, or an offset at the high watermark) gets one entry with its error, log
 start offset and high watermark, an empty object key and -1 in the batch fields.
+
+Each call is told which partitions its coordinator owns (``owns``; with several coordinators,
+each owns the partitions mapped to it): an entry of a partition it does not own is answered
+NOT_COORDINATOR without reaching the coordinator, the others as usual.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from ..diskless_messages import commit_batches_request as commit_req
 from ..diskless_messages import commit_batches_response as commit_res
@@ -26,20 +30,41 @@ from ..diskless_messages import init_diskless_topics_request as init_req
 from ..diskless_messages import init_diskless_topics_response as init_res
 from ..diskless_messages import list_diskless_offsets_request as list_req
 from ..diskless_messages import list_diskless_offsets_response as list_res
+from ..error_codes import ErrorCode
 from ..message import Message
 from ..uuid import Uuid
 from .coordinator import BatchCoordinator, Decide, ObjectBatches
 from .store import LOG_APPEND_TIME
 from .types import CommitBatchRequest, CommitBatchResponse, CreateTopicAndPartitionsRequest
-from .types import DeleteRecordsRequest, FindBatchRequest, FindBatchResponse, ListOffsetsRequest
-from .types import TopicIdPartition
+from .types import DeleteRecordsRequest, DeleteRecordsResponse, FindBatchRequest, FindBatchResponse
+from .types import ListOffsetsRequest, ListOffsetsResponse, TopicIdPartition
 
 # runs a write decision to its durable answer (GroupCommitter.write)
 Write = Callable[[Decide], Awaitable[Any]]
+# whether the coordinator owns a partition (topic id, partition index)
+Owns = Callable[[Uuid, int], bool]
+NOT_COORDINATOR = ErrorCode.NOT_COORDINATOR
+_Asked = TypeVar("_Asked")
+_Answer = TypeVar("_Answer")
+
+
+async def _owned_only(
+    asked: list[_Asked], owned: list[bool], answer: Callable[[list[_Asked]], Awaitable[list[_Answer]]],
+    refused: Callable[[_Asked], _Answer],
+) -> list[_Answer]:
+    """The answers to ``asked``, in order: ``answer`` gives those of the owned entries (it is not
+    called when there are none), ``refused`` the others'."""
+    mine = [a for a, own in zip(asked, owned) if own]
+    answers = iter(await answer(mine) if mine else [])
+    return [next(answers) if own else refused(a) for a, own in zip(asked, owned)]
+
+
+def _owned(owns: Owns, asked: list[Any]) -> list[bool]:
+    return [owns(a.topic_id_partition.topic_id, a.topic_id_partition.partition) for a in asked]
 
 
 async def init_topics(
-    coordinator: BatchCoordinator, write: Write, request: init_req.InitDisklessTopicsRequest
+    coordinator: BatchCoordinator, write: Write, request: init_req.InitDisklessTopicsRequest, owns: Owns
 ) -> Message:
     asked = [CreateTopicAndPartitionsRequest(t.topic_id, "", t.num_partitions) for t in request.topics]
     errors = await write(coordinator.create_decision(asked))
@@ -50,7 +75,8 @@ async def init_topics(
 
 
 async def delete_topics(
-    coordinator: BatchCoordinator, write: Write, request: delete_topics_req.DeleteDisklessTopicsRequest
+    coordinator: BatchCoordinator, write: Write, request: delete_topics_req.DeleteDisklessTopicsRequest,
+    owns: Owns,
 ) -> Message:
     errors = await write(coordinator.delete_topics_decision([t.topic_id for t in request.topics]))
     return delete_topics_res.DeleteDisklessTopicsResponse(responses=[
@@ -76,19 +102,22 @@ def _commit_result(p: commit_req.CommitBatchesTopicPartition, a: CommitBatchResp
 
 
 async def commit_batches(
-    coordinator: BatchCoordinator, write: Write, request: commit_req.CommitBatchesRequest
+    coordinator: BatchCoordinator, write: Write, request: commit_req.CommitBatchesRequest, owns: Owns
 ) -> Message:
     entries = [(t.topic_id, p) for b in request.batches for t in b.topics for p in t.partitions]
-    by_key: dict[str, list[int]] = {}  # object key -> indexes of its entries
-    for index, (_, p) in enumerate(entries):
-        by_key.setdefault(p.object_key, []).append(index)
+    answers: dict[int, CommitBatchResponse] = {}
+    by_key: dict[str, list[int]] = {}  # object key -> indexes of its entries this coordinator owns
+    for index, (topic_id, p) in enumerate(entries):
+        if owns(topic_id, p.partition_index):
+            by_key.setdefault(p.object_key, []).append(index)
+        else:
+            answers[index] = CommitBatchResponse(NOT_COORDINATOR)
     objects: list[ObjectBatches] = []
     for key, indexes in by_key.items():
         batches = [_commit_request(*entries[i]) for i in indexes]
         size = max(max(b.byte_offset, 0) + max(b.size, 0) for b in batches)
         objects.append((key, request.broker_id, size, batches))
-    answers: dict[int, CommitBatchResponse] = {}
-    committed = await write(coordinator.commit_decision(objects))
+    committed = await write(coordinator.commit_decision(objects)) if objects else []
     for indexes, results in zip(by_key.values(), committed):
         answers.update(zip(indexes, results))
     topics, at = [], 0
@@ -101,11 +130,17 @@ async def commit_batches(
 
 
 async def delete_records(
-    coordinator: BatchCoordinator, write: Write, request: delete_records_req.DeleteDisklessRecordsRequest
+    coordinator: BatchCoordinator, write: Write, request: delete_records_req.DeleteDisklessRecordsRequest,
+    owns: Owns,
 ) -> Message:
     asked = [DeleteRecordsRequest(TopicIdPartition(t.topic_id, p.partition_index), p.offset)
              for t in request.topics for p in t.partitions]  # fmt: skip
-    answers = iter(await write(coordinator.delete_records_decision(asked)))
+
+    async def delete(mine: list[DeleteRecordsRequest]) -> list[DeleteRecordsResponse]:
+        return list(await write(coordinator.delete_records_decision(mine)))
+
+    refused = lambda _: DeleteRecordsResponse(NOT_COORDINATOR)  # noqa: E731
+    answers = iter(await _owned_only(asked, _owned(owns, asked), delete, refused))
     return delete_records_res.DeleteDisklessRecordsResponse(responses=[
         delete_records_res.DeleteDisklessRecordsResult(topic_id=t.topic_id, partitions=[
             delete_records_res.DeleteDisklessPartitionRecordsResult(
@@ -141,11 +176,16 @@ def _found_entries(p: find_req.FindDisklessBatchTopicPartition, answer: FindBatc
 
 
 async def find_batches(
-    coordinator: BatchCoordinator, write: Write, request: find_req.FindDisklessBatchesRequest
+    coordinator: BatchCoordinator, write: Write, request: find_req.FindDisklessBatchesRequest, owns: Owns
 ) -> Message:
     asked = [FindBatchRequest(TopicIdPartition(t.topic_id, p.partition_index), p.offset, p.max_bytes)
              for t in request.topics for p in t.partitions]  # fmt: skip
-    answers = iter(coordinator.find_batches(asked, request.max_bytes))
+
+    async def find(mine: list[FindBatchRequest]) -> list[FindBatchResponse]:
+        return coordinator.find_batches(mine, request.max_bytes)
+
+    refused = lambda _: FindBatchResponse(NOT_COORDINATOR, [])  # noqa: E731
+    answers = iter(await _owned_only(asked, _owned(owns, asked), find, refused))
     return find_res.FindDisklessBatchesResponse(responses=[
         find_res.FindDisklessBatchTopicResult(topic_id=t.topic_id, partitions=[
             entry for p in t.partitions for entry in _found_entries(p, next(answers))
@@ -154,11 +194,18 @@ async def find_batches(
 
 
 async def list_offsets(
-    coordinator: BatchCoordinator, write: Write, request: list_req.ListDisklessOffsetsRequest
+    coordinator: BatchCoordinator, write: Write, request: list_req.ListDisklessOffsetsRequest, owns: Owns
 ) -> Message:
     asked = [ListOffsetsRequest(TopicIdPartition(t.topic_id, p.partition_index), p.timestamp)
              for t in request.topics for p in t.partitions]  # fmt: skip
-    answers = iter(coordinator.list_offsets(asked))
+
+    async def list_(mine: list[ListOffsetsRequest]) -> list[ListOffsetsResponse]:
+        return coordinator.list_offsets(mine)
+
+    def refused(a: ListOffsetsRequest) -> ListOffsetsResponse:
+        return ListOffsetsResponse(NOT_COORDINATOR, a.topic_id_partition)
+
+    answers = iter(await _owned_only(asked, _owned(owns, asked), list_, refused))
 
     def entry(p: list_req.ListDisklessOffsetsTopicPartition) -> list_res.ListDisklessOffsetsTopicPartitionResult:
         a = next(answers)
@@ -171,8 +218,8 @@ async def list_offsets(
     ])  # fmt: skip
 
 
-# (coordinator, write, request) -> the response; the request is the api key's request class
-Call = Callable[[BatchCoordinator, Write, Any], Awaitable[Message]]
+# (coordinator, write, request, owns) -> the response; the request is the api key's request class
+Call = Callable[[BatchCoordinator, Write, Any, Owns], Awaitable[Message]]
 # api key -> the function answering it
 CALLS: dict[int, Call] = {93: init_topics, 94: commit_batches, 95: delete_topics, 96: delete_records,
                           97: find_batches, 98: list_offsets}  # fmt: skip

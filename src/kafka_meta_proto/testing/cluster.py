@@ -14,6 +14,12 @@ The group coordinator is one object for the cluster, reached through whichever l
 FindCoordinator names, so groups and committed offsets outlive any one broker (Kafka keeps them
 in the replicated ``__consumer_offsets`` topic to the same end).
 
+With ``diskless=True`` the cluster speaks the diskless design's registry where the design adds to
+Kafka (``testing.diskless``): the controller serves AssignPartitionToBatchCoordinator and writes
+the mapping records, the brokers' images read them, ``__diskless-metadata`` is created with
+``coordinators`` partitions and a batch coordinator per partition serves on its own port
+(``cluster.coordinators``, a ``diskless.group.CoordinatorGroup``).
+
 Timing: brokers heartbeat every ``heartbeat_interval_ms`` (100 by default, Kafka's is 2000) and
 a broker that stops heartbeating is fenced after ``session_timeout_ms`` (3000 by default, Kafka's
 9000), so a test sees a lost broker's partitions move within seconds.
@@ -28,6 +34,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ..diskless_messages import REGISTRY as DISKLESS_REGISTRY
 from ..error_codes import ErrorCode
 from ..kraft.image import MetadataImage
 from ..message import Message
@@ -35,9 +42,11 @@ from ..messages.create_topics_request import CreatableTopic, CreatableTopicConfi
 from ..messages.delete_topics_request import DeleteTopicsRequest, DeleteTopicState
 from ..messages.find_coordinator_request import FindCoordinatorRequest
 from ..uuid import Uuid
+from ..diskless.group import CoordinatorGroup
 from .broker import Broker
 from .broker.lifecycle import BrokerLifecycle
 from .controller import Controller
+from .diskless import DisklessSide
 from .faults import Faults
 from .groups import GroupCoordinator, coordinator_of
 
@@ -61,7 +70,8 @@ class FakeCluster:
                  cluster_id: str | None = None,
                  heartbeat_interval_ms: int = DEFAULT_HEARTBEAT_INTERVAL_MS,
                  session_timeout_ms: int = DEFAULT_SESSION_TIMEOUT_MS,
-                 groups: GroupCoordinator | None = None):  # fmt: skip
+                 groups: GroupCoordinator | None = None, diskless: bool = False,
+                 coordinators: int = 1):  # fmt: skip
         if brokers < 1:
             raise ValueError("a cluster needs at least one broker")
         if ports is not None and len(ports) != brokers:
@@ -79,6 +89,7 @@ class FakeCluster:
         self.brokers: dict[int, Broker] = {}  # every broker, running or stopped
         self._lifecycles: dict[int, BrokerLifecycle] = {}
         self._count = brokers
+        self._diskless = DisklessSide(coordinators) if diskless else None
 
     # --- life --------------------------------------------------------------------------------
 
@@ -86,13 +97,18 @@ class FakeCluster:
         if self._own_dir:
             self.data_dir = Path(tempfile.mkdtemp(prefix="fake-kafka-"))
         self.controller = Controller(self.data_dir / "controller", cluster_id=self.cluster_id,
-                                     session_timeout_ms=self.session_timeout_ms)  # fmt: skip
+                                     session_timeout_ms=self.session_timeout_ms,
+                                     diskless=self._diskless is not None)  # fmt: skip
         await self.controller.start(self.host, 0)
         await asyncio.gather(*(self.start_broker(node) for node in range(self._count)))
+        if self._diskless is not None:
+            await self._diskless.start(self)
         return self
 
     async def stop(self) -> None:
         """Stop every broker and the controller; a temporary data directory is removed."""
+        if self._diskless is not None:
+            await self._diskless.stop()
         for node in list(self.brokers):
             await self.stop_broker(node)
         self.groups.close()
@@ -154,6 +170,8 @@ class FakeCluster:
         controller = self._controller
         lifecycle = BrokerLifecycle(node, controller.address, cluster_id=self.cluster_id,
                                     listeners=[], heartbeat_interval_ms=self.heartbeat_interval_ms)  # fmt: skip
+        if self._diskless is not None:  # its image reads the coordinator mappings
+            lifecycle.image.registry = DISKLESS_REGISTRY
         broker = Broker(node, self.data_dir / f"broker-{node}", cluster_id=self.cluster_id,
                         metadata=lifecycle)  # fmt: skip
         broker.server.intercept(self.faults.interceptor(node))
@@ -213,6 +231,30 @@ class FakeCluster:
         """Wait until every running broker's image satisfies ``predicate``."""
         await asyncio.gather(*(self._lifecycles[node].wait_until(predicate, timeout)
                                for node, broker in self.brokers.items() if broker.running))  # fmt: skip
+
+    # --- diskless topics (``diskless=True``; ``testing.diskless``) ----------------------------------
+
+    @property
+    def coordinators(self) -> CoordinatorGroup:
+        """The batch coordinators, one per ``__diskless-metadata`` partition."""
+        group = self._diskless_side().group
+        assert group is not None  # a started side has its group
+        return group
+
+    async def create_diskless_topic(self, name: str, partitions: int = 1, replication_factor: int = 1) -> Uuid:
+        """A diskless topic, its partitions mapped round-robin to the coordinators, each of them
+        told of it (InitDisklessTopics); its topic id."""
+        return await self._diskless_side().create_topic(self, name, partitions, replication_factor)
+
+    async def assign_coordinators(self, topic: str, mapping: dict[int, int]) -> None:
+        """Map partitions of a diskless topic to coordinators (partition -> coordinator) with
+        AssignPartitionToBatchCoordinator at the controller; returns once the brokers know."""
+        await self._diskless_side().assign(self, topic, mapping)
+
+    def _diskless_side(self) -> DisklessSide:
+        if self._diskless is None or self._diskless.group is None:
+            raise RuntimeError("the cluster is not a started diskless one (FakeCluster(diskless=True))")
+        return self._diskless
 
     # --- topics, through a broker as a client's admin request goes -------------------------------
 

@@ -7,6 +7,7 @@ topics and leadership, every change a record in a real ``__cluster_metadata`` lo
 - ``partitions``: replica placement, leaders and ISRs when brokers come and go;
 - ``topics``, ``configs``, ``producer_ids``: the admin requests and producer-id blocks;
 - ``isr``: AlterPartition, a leader's ISR proposals;
+- ``coordinator_mappings``: AssignPartitionToBatchCoordinator (a diskless controller only);
 - ``handlers``: the requests on the server framework, Fetch of the metadata log included;
 - ``snapshot``: the image as snapshot records.
 """

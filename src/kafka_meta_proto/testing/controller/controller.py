@@ -44,6 +44,7 @@ import contextlib
 import logging
 from pathlib import Path
 
+from ... import registries
 from ...kraft.image import MetadataImage
 from ...messages.feature_level_record import FeatureLevelRecord
 from ...messages.register_controller_record import RegisterControllerRecord
@@ -70,15 +71,18 @@ class Controller:
 
     def __init__(self, data_dir: Path, *, cluster_id: str, node_id: int = 3000,
                  session_timeout_ms: int = DEFAULT_SESSION_TIMEOUT_MS,
-                 snapshot_bytes: int = SNAPSHOT_BYTES):  # fmt: skip
+                 snapshot_bytes: int = SNAPSHOT_BYTES, diskless: bool = False):  # fmt: skip
         self.data_dir = Path(data_dir)
+        self.diskless = diskless
         self.cluster_id = cluster_id
         self.node_id = node_id
         self.session_timeout_ms = session_timeout_ms
         self.snapshot_bytes = snapshot_bytes
-        self.image = MetadataImage()
+        # Kafka's numbers unless the design's registry is chosen (docs/diskless.md, section 0)
+        registry = registries.DISKLESS if diskless else None
+        self.image = MetadataImage(registry=registry)
         self.log: MetadataLog | None = None
-        self.server = Server(shutdown_timeout=1.0)
+        self.server = Server(shutdown_timeout=1.0, registry=registry or registries.KAFKA)
         self.brokers = BrokerControl(self.image, self.commit, cluster_id=cluster_id,
                                      session_timeout_ms=session_timeout_ms)  # fmt: skip
         self.topics = TopicControl(self.image, self.commit)
@@ -90,6 +94,8 @@ class Controller:
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
         """Open the log, listen, write the bootstrap and registration records, watch sessions."""
         self.log = MetadataLog(self.data_dir, cluster_id=self.cluster_id, node_id=self.node_id)
+        if self.diskless:  # the tools then read this log with the design's registry unasked
+            registries.write_marker(self.data_dir, registries.DISKLESS)
         self.brokers.next_offset = lambda: self._log.end_offset
         handlers.install(self.server, self)
         await self.server.start((host, port))

@@ -34,7 +34,7 @@ from ...messages.unregister_broker_request import UnregisterBrokerRequest
 from ...messages.unregister_broker_response import UnregisterBrokerResponse
 from ...server import RequestContext, Server
 from ...uuid import Uuid
-from . import configs, isr, producer_ids
+from . import configs, coordinator_mappings, isr, producer_ids
 from .brokers import ControllerError
 
 if TYPE_CHECKING:
@@ -47,6 +47,8 @@ def install(server: Server, controller: Controller) -> None:
     """Serve the controller's APIs on ``server``."""
     _install_broker_apis(server, controller)
     _install_admin_apis(server, controller)
+    if controller.diskless:
+        _install_diskless_apis(server, controller)
 
 
 def _install_broker_apis(server: Server, controller: Controller) -> None:
@@ -121,6 +123,16 @@ def _install_admin_apis(server: Server, controller: Controller) -> None:
     server.handle(DeleteTopicsRequest, delete_topics)
     server.handle(CreatePartitionsRequest, create_partitions)
     server.handle(IncrementalAlterConfigsRequest, alter_configs)
+
+
+def _install_diskless_apis(server: Server, controller: Controller) -> None:
+    """The design's AssignPartitionToBatchCoordinator (99), served only with its registry: on
+    Kafka's, 99 is an api key no one serves and the connection closes, as Kafka's does."""
+
+    async def assign(ctx: RequestContext) -> Message:
+        return coordinator_mappings.assign(controller.image, controller.commit, ctx.body)
+
+    server.handle(coordinator_mappings.API_KEY, assign)
 
 
 def _is_metadata_topic(topic: Any, version: int) -> bool:

@@ -1,13 +1,17 @@
 """The controller's image as snapshot records: what a KRaft snapshot holds for the state this
 controller writes (features, the controller and brokers registered, topics with their configs
 and partitions, other configs, the producer-id block), in the order Kafka's image writer puts
-them: features first, then the cluster, topics, configs and producer ids."""
+them: features first, then the cluster, topics, configs and producer ids. A diskless controller's
+batch-coordinator mappings (type 29 of the design's registry) follow each topic's configs."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from ... import kraft
+from ...diskless_messages.topic_partition_to_batch_coordinator_mapping import (
+    TopicPartitionToBatchCoordinatorMapping,
+)
 from ...kraft.image import MetadataImage, PartitionRegistration
 from ...kraft.rules import CONFIG_TOPIC
 from ...message import Message
@@ -62,6 +66,13 @@ def _configs(kind: int, name: str, values: dict[str, str]) -> Iterator[tuple[Mes
         yield ConfigRecord(resource_type=kind, resource_name=name, name=key, value=value), 0
 
 
+def _coordinator_mappings(topic_id: Uuid, mapped: dict[int, int]) -> Iterator[tuple[Message, int]]:
+    """A diskless topic's partitions -> batch coordinators (only a diskless controller has any)."""
+    for index, coordinator in sorted(mapped.items()):
+        yield TopicPartitionToBatchCoordinatorMapping(partition_index=index, topic_id=topic_id,
+                                                      batch_coordinator_partition_index=coordinator), 0  # fmt: skip
+
+
 def snapshot_entries(image: MetadataImage) -> Iterator[tuple[Message, int]]:
     for name, level in sorted(image.features.items(), key=lambda f: (f[0] != "metadata.version", f[0])):
         yield FeatureLevelRecord(name=name, feature_level=level), 0
@@ -72,6 +83,7 @@ def snapshot_entries(image: MetadataImage) -> Iterator[tuple[Message, int]]:
         for index, partition in sorted(topic.partitions.items()):
             yield _partition(topic.id, index, partition), V_PARTITION
         yield from _configs(CONFIG_TOPIC, topic.name, image.configs.get((CONFIG_TOPIC, topic.name), {}))
+        yield from _coordinator_mappings(topic.id, image.diskless.get(topic.id, {}))
     for (kind, name), values in sorted(image.configs.items()):
         if kind != CONFIG_TOPIC:
             yield from _configs(kind, name, values)
