@@ -1,0 +1,79 @@
+"""Records checked where they lie, without building them: a broker's check of a produced batch.
+
+``first_bad_record(data, pos, count)`` walks the records of ``data[pos:]`` (any buffer; a
+compressed batch's records once decompressed) reading only lengths and varints, as Kafka's
+``DefaultRecord.readPartiallyFrom`` skips keys, values and headers. It answers -1 when there are
+exactly ``count`` records there, each framed as ``records.iter_records`` reads it and record
+``i`` with offset delta ``i``; otherwise the index of the first record that is not so (``count``
+when bytes follow the last). It says where, not why: a caller that needs the reason reads the
+records with ``iter_records``, which names it.
+
+The compiled walk (``log/_records.c``, beside the compiled record reader) is used where it is
+built; ``python_first_bad_record`` is its twin, used under the pure Python codec, with the same
+answers on any input.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..codec import compiled_module
+from ..wire import read_varint, read_varlong
+from .records import MIN_RECORD_BODY
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .source import Buffer
+
+
+def python_first_bad_record(data: Buffer, pos: int, count: int) -> int:
+    """``first_bad_record`` in Python (see the module docstring)."""
+    if not 0 <= pos <= len(data):
+        raise ValueError(f"position {pos} is outside the {len(data)} bytes")
+    if count < 0:
+        return 0
+    for index in range(count):
+        try:
+            pos = _record_end(data, pos, index)
+        except (ValueError, IndexError):  # a varint too long, or a read past the data
+            return index
+        if pos < 0:
+            return index
+    return -1 if pos == len(data) else count
+
+
+def _record_end(data: Buffer, pos: int, index: int) -> int:
+    """Where record ``index``, at ``pos``, ends if it is sound with offset delta ``index``, else
+    -1. ValueError or IndexError where a varint cannot be read."""
+    length, pos = read_varint(data, pos)
+    end = pos + length
+    if length < MIN_RECORD_BODY or end > len(data):
+        return -1
+    _, pos = read_varlong(data, pos + 1)  # past the attributes: the timestamp delta
+    offset_delta, pos = read_varint(data, pos)
+    if offset_delta != index:
+        return -1
+    for _ in range(2):  # the key, then the value: -1 is null
+        size, pos = read_varint(data, pos)
+        if size < -1 or size > end - pos:
+            return -1
+        pos += max(size, 0)
+    headers, pos = read_varint(data, pos)
+    if headers < 0 or headers > (end - pos) // 2:  # two length bytes a header at least
+        return -1
+    for _ in range(headers):
+        size, pos = read_varint(data, pos)  # the name, which may not be null
+        if size < 0 or size > end - pos:
+            return -1
+        size, pos = read_varint(data, pos + size)
+        if size < -1 or size > end - pos:
+            return -1
+        pos += max(size, 0)
+    return pos if pos == end else -1
+
+
+_compiled = compiled_module("log._records")
+first_bad_record: Callable[[Any, int, int], int] = (
+    python_first_bad_record if _compiled is None else _compiled.first_bad_record
+)
