@@ -79,6 +79,8 @@ class Partition:
         write_partition_metadata(directory, topic_id)
         self.epochs: list[tuple[int, int]] = []  # (leader epoch, start offset)
         self.producers = ProducerStates()
+        # (base offset, stamped header, records) of the latest append as leader, until replicated
+        self._last_append: tuple[int, bytes, Buffer] | None = None
         self.log_start_offset = self.files.batches[0].base_offset if self.files.batches else 0
         self._rebuild_from_log()
         self.high_watermark = self.log_end_offset
@@ -109,12 +111,14 @@ class Partition:
         base = self.log_end_offset
         header, records = stamp(batch, base, leader_epoch, append_time)
         self.append_replica(header, records)
+        self._last_append = (base, header, records)
         last = base + batch.records_count - 1
         return Appended(base, last, append_time if append_time is not None else NO_TIMESTAMP)
 
     def append_replica(self, data: Buffer, rest: Buffer = b"") -> None:
         """Write a batch as stamped by the leader (a follower's copy, or the leader's own, whose
         stamped header ``data`` comes apart from its records ``rest``)."""
+        self._last_append = None
         header = header_of(data)
         if not self.files.batches and header.base_offset != self.files.end_offset:
             self.files.start_at(header.base_offset)
@@ -122,6 +126,18 @@ class Partition:
         self.files.append(data, header, rest)
         self._note_epoch(header.partition_leader_epoch, header.base_offset)
         self.producers.record(header, header.base_offset, header.max_timestamp)
+
+    def batch_pieces(self, stored: StoredBatch) -> tuple[Buffer, ...]:
+        """The bytes of a batch of this log, for a follower's copy: the leader's latest append
+        as it was written (its stamped header and the request's records), any other read back."""
+        last = self._last_append
+        if last is not None and last[0] == stored.base_offset:
+            return last[1:]
+        return (self.files.batch_bytes(stored),)
+
+    def forget_last_append(self) -> None:
+        """Let go of the latest append's request bytes once the followers have their copies."""
+        self._last_append = None
 
     def become_leader(self, epoch: int) -> None:
         """Start ``epoch`` at the log end offset, as Kafka's new leader does before any append."""
@@ -134,6 +150,7 @@ class Partition:
 
     def truncate_to(self, offset: int) -> None:
         """Drop the records at ``offset`` and later (a follower catching up with a new leader)."""
+        self._last_append = None
         self.files.truncate_to(offset)
         self._rebuild_from_log()
         self.high_watermark = min(self.high_watermark, self.log_end_offset)
