@@ -33,14 +33,54 @@ def python_first_bad_record(data: Buffer, pos: int, count: int) -> int:
         raise ValueError(f"position {pos} is outside the {len(data)} bytes")
     if count < 0:
         return 0
+    second = _SECOND
     for index in range(count):
+        start = pos
+        # The common record inline, as records._parse reads it: varints of one or two bytes,
+        # key and value within the record, no headers. Any other record (a longer varint, a
+        # read past the end, sizes that do not add up) is walked again by _record_end.
         try:
-            pos = _record_end(data, pos, index)
+            n = data[pos]
+            if n > 0x7F:
+                n, pos = (n & 0x7F) | second[data[pos + 1]], pos + 1
+            end = pos + 1 + ((n >> 1) ^ -(n & 1))
+            pos += 2  # the length's last byte and the attributes
+            if data[pos] > 0x7F:  # the timestamp delta, not needed
+                second[data[pos + 1]]
+                pos += 1
+            n = data[pos + 1]
+            if n > 0x7F:
+                n, pos = (n & 0x7F) | second[data[pos + 2]], pos + 1
+            if (n >> 1) ^ -(n & 1) != index:
+                return index
+            n = data[pos + 2]  # the key's size: -1 is null
+            if n > 0x7F:
+                n, pos = (n & 0x7F) | second[data[pos + 3]], pos + 1
+            key = (n >> 1) ^ -(n & 1)
+            pos += 3 + key if key > 0 else 3
+            n = data[pos]  # the value's
+            if n > 0x7F:
+                n, pos = (n & 0x7F) | second[data[pos + 1]], pos + 1
+            value = (n >> 1) ^ -(n & 1)
+            pos += 1 + value if value > 0 else 1
+            # no size below -1 (null), no headers, and the fields end where the length says
+            if key >= -1 and value >= -1 and data[pos] == 0 and pos + 1 == end:
+                pos = end
+                continue
+        except IndexError:
+            pass
+        try:
+            pos = _record_end(data, start, index)
         except (ValueError, IndexError):  # a varint too long, or a read past the data
             return index
         if pos < 0:
             return index
     return -1 if pos == len(data) else count
+
+
+# The second byte of a two-byte varint, shifted into place; a byte that says more follow is not
+# there, so that a longer varint fails the lookup (an IndexError: not the common record).
+_SECOND = tuple(b << 7 for b in range(0x80))
 
 
 def _record_end(data: Buffer, pos: int, index: int) -> int:
