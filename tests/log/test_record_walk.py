@@ -24,8 +24,13 @@ def sound_records() -> list[Record]:
         Record(offset_delta=0, value=b"v"),
         Record(offset_delta=1, timestamp_delta=-1, key=None, value=None),
         Record(offset_delta=2, timestamp_delta=1 << 40, key=b"", value=b"x" * 300),
-        Record(offset_delta=3, attributes=-1, key=b"k" * 70, value=b"",
-               headers=[("h", b"1"), ("", None), ("n\xff", b"y" * 200)]),  # fmt: skip
+        Record(
+            offset_delta=3,
+            attributes=-1,
+            key=b"k" * 70,
+            value=b"",
+            headers=[("h", b"1"), ("", None), ("n\xff", b"y" * 200)],
+        ),
         Record(offset_delta=4, timestamp_delta=-(1 << 62), value=b"z" * 9000),
     ]
 
@@ -103,11 +108,16 @@ def test_every_byte_changed_and_every_cut_agree_with_the_reader():
 
 
 def random_records(rng: random.Random) -> list[Record]:
-    return [Record(offset_delta=i, timestamp_delta=rng.choice([0, 5, -70, 9000, 1 << 33]),
-                   key=rng.choice([None, b"", b"k" * rng.randrange(200)]),
-                   value=rng.choice([None, b"v" * rng.randrange(300)]),
-                   headers=rng.choice([[], [("a", b"b")]]))
-            for i in range(rng.randrange(1, 6))]  # fmt: skip
+    return [
+        Record(
+            offset_delta=i,
+            timestamp_delta=rng.choice([0, 5, -70, 9000, 1 << 33]),
+            key=rng.choice([None, b"", b"k" * rng.randrange(200)]),
+            value=rng.choice([None, b"v" * rng.randrange(300)]),
+            headers=rng.choice([[], [("a", b"b")]]),
+        )
+        for i in range(rng.randrange(1, 6))
+    ]
 
 
 def test_random_splices_agree_with_the_reader():

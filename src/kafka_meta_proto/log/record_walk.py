@@ -24,11 +24,10 @@ from .records import MIN_RECORD_BODY
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from .source import Buffer
 
-
-def python_first_bad_record(data: Buffer, pos: int, count: int) -> int:
-    """``first_bad_record`` in Python (see the module docstring)."""
+def python_first_bad_record(data: bytes, pos: int, count: int) -> int:
+    """``first_bad_record`` in Python (see the module docstring). ``data`` may be any buffer, as
+    for the readers of ``wire.py`` it calls; it is typed as they type theirs."""
     if not 0 <= pos <= len(data):
         raise ValueError(f"position {pos} is outside the {len(data)} bytes")
     if count < 0:
@@ -83,7 +82,7 @@ def python_first_bad_record(data: Buffer, pos: int, count: int) -> int:
 _SECOND = tuple(b << 7 for b in range(0x80))
 
 
-def _record_end(data: Buffer, pos: int, index: int) -> int:
+def _record_end(data: bytes, pos: int, index: int) -> int:
     """Where record ``index``, at ``pos``, ends if it is sound with offset delta ``index``, else
     -1. ValueError or IndexError where a varint cannot be read."""
     length, pos = read_varint(data, pos)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from ...error_codes import ErrorCode
 from ...log.batch import check_crc, iter_batch_records, read_frame
@@ -51,6 +52,9 @@ from ...log.header import (
 )
 from ...log.crc import crc32c
 from ...log.record_walk import first_bad_record
+
+if TYPE_CHECKING:
+    from ...log.source import Buffer
 
 _BASE_OFFSET = struct.Struct(">q")
 _EPOCH = struct.Struct(">i")
@@ -115,7 +119,7 @@ def check_produced(records: bytes | memoryview | None, version: int,
                            f"{len(data)} bytes which exceeds the maximum configured value of "
                            f"{max_message_bytes}.")  # fmt: skip
     try:
-        check_crc(header, data)
+        check_crc(header, cast(bytes, data))  # any buffer: the CRC is computed over a view
     except CorruptBatchError as exc:
         raise BatchRefused(ErrorCode.CORRUPT_MESSAGE, f"Record batch is corrupt ({exc.reason})")
     _check_header(header)
@@ -180,6 +184,6 @@ def stamp(batch: CheckedBatch, base_offset: int, leader_epoch: int,
     return bytes(header), view[HEADER_SIZE:]
 
 
-def header_of(data: bytes | bytearray | memoryview) -> BatchHeader:
+def header_of(data: Buffer) -> BatchHeader:
     """The header of a stamped batch."""
     return read_header(data, 0)

@@ -11,8 +11,9 @@ not. A follower that was stopped is caught up the next time its leader appends: 
 to where its log agrees with the leader's (the leader's end offset for the follower's latest
 epoch, as a Kafka follower learns it from OffsetForLeaderEpoch), then given the batches it lacks.
 A follower whose whole log lies below the leader's log start offset is emptied and starts
-there. The batch just appended is copied from the leader's pieces in memory (no read back). The high watermark of every copy is then the leader's log end offset. A broker that
-becomes leader starts its new leader epoch at its log end offset at once, as Kafka's does.
+there. The batch just appended is copied from the leader's pieces in memory (no read back).
+The high watermark of every copy is then the leader's log end offset. A broker that becomes
+leader starts its new leader epoch at its log end offset at once, as Kafka's does.
 """
 
 from __future__ import annotations
