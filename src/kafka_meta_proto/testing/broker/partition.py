@@ -127,9 +127,11 @@ class Partition:
         self._note_epoch(header.partition_leader_epoch, header.base_offset)
         self.producers.record(header, header.base_offset, header.max_timestamp)
 
-    def batch_pieces(self, stored: StoredBatch) -> tuple[Buffer, ...]:
-        """The bytes of a batch of this log, for a follower's copy: the leader's latest append
-        as it was written (its stamped header and the request's records), any other read back."""
+    def batch_pieces(self, index: int) -> tuple[Buffer, ...]:
+        """The bytes of the log's ``index``-th batch (in ``files.batches``), for a follower's copy:
+        the leader's latest append as it was written (its stamped header and the request's
+        records), any other read back."""
+        stored = self.files.batches[index]
         last = self._last_append
         if last is not None and last[0] == stored.base_offset:
             return last[1:]

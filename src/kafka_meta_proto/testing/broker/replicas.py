@@ -105,6 +105,6 @@ def catch_up(follower: Partition, leader: Partition) -> None:
     start = max(follower.log_end_offset, leader.log_start_offset)
     if not follower.files.batches and start > follower.log_end_offset:
         follower.files.start_at(start)
-    for stored in leader.files.batches[leader.files.find(start):]:
-        if stored.base_offset >= follower.log_end_offset:
-            follower.append_replica(*leader.batch_pieces(stored))
+    for index in range(leader.files.find(start), len(leader.files.batches)):
+        if leader.files.batches[index].base_offset >= follower.log_end_offset:
+            follower.append_replica(*leader.batch_pieces(index))
