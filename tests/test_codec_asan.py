@@ -87,6 +87,8 @@ for i in range(int(sys.argv[3]) // 10):
     if rng.random() < 0.3:
         del data[rng.randrange(len(data) + 1):]
     records._parse_records(bytes(data), 0, len(recs))
+    # the walk of the produce check, over the same damaged records
+    _records.first_bad_record(data, rng.randrange(len(data) + 1), len(recs))
     decoder.compiled_rows(bytes(data), 0, len(recs), 0, 0, False, 1 << 20, tuple([] for _ in range(7)))
     # the walk over a file of such batches (sealed: their CRCs match), its bytes damaged too
     batch = seal(pack_header(i, MIN_BATCH_LENGTH + len(data), 0, rng.choice([0, 0, 8, 1, 32]), len(recs) - 1,

@@ -4,7 +4,10 @@
  *
  * parse_records(data, pos, n): the next n records of an uncompressed records section as Record
  * objects, and the position after them; None where anything is not as it should be, and the
- * Python reader (iter_records) reads from there on and raises its LogFormatError. */
+ * Python reader (iter_records) reads from there on and raises its LogFormatError.
+ *
+ * first_bad_record(data, pos, count): the twin of log/record_walk.py's Python walk, which checks
+ * records in place (any buffer) without making them. */
 #include "_records.h"
 
 static PyTypeObject *RecordType = NULL;
@@ -155,11 +158,55 @@ records_setup_records(PyObject *module, PyObject *record)
     Py_RETURN_NONE;
 }
 
+/* The records from pos checked as scan_record reads them, offset delta i at index i: -1 when all
+ * count are sound and end the data, else the first record that is not (count: bytes follow). */
+static Py_ssize_t
+walk_records(const Input *in, Py_ssize_t pos, Py_ssize_t count)
+{
+    for (Py_ssize_t i = 0; i < count; i++) {
+        int64_t timestamp_delta, offset_delta;
+        Py_ssize_t value_start, value_size;
+        if (scan_record(in, &pos, &timestamp_delta, &offset_delta, &value_start, &value_size) < 0 ||
+            offset_delta != i)
+            return i;
+    }
+    return pos == in->len ? -1 : count;
+}
+
+static PyObject *
+records_first_bad_record(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "first_bad_record(data, pos, count) takes three arguments");
+        return NULL;
+    }
+    Py_ssize_t pos = PyLong_AsSsize_t(args[1]), count = PyLong_AsSsize_t(args[2]);
+    if ((pos == -1 || count == -1) && PyErr_Occurred())
+        return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    Py_ssize_t bad;
+    if (pos < 0 || pos > view.len) {
+        PyBuffer_Release(&view);
+        return PyErr_Format(PyExc_ValueError, "position %zd is outside the %zd bytes", pos, view.len);
+    }
+    if (count < 0) {
+        bad = 0;
+    } else {
+        Input in = {(const unsigned char *)view.buf, view.len, args[0], NULL};
+        bad = walk_records(&in, pos, count);
+    }
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(bad);
+}
 
 static PyMethodDef records_methods[] = {
     {"setup_records", records_setup_records, METH_O, "setup_records(Record): the class parse_records makes."},
     {"parse_records", (PyCFunction)(void (*)(void))records_parse_records, METH_FASTCALL,
      "parse_records(data, pos, n) -> ([Record] * n, next position), or None where anything is amiss."},
+    {"first_bad_record", (PyCFunction)(void (*)(void))records_first_bad_record, METH_FASTCALL,
+     "first_bad_record(data, pos, count) -> -1 when the records are sound, else the first that is not."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -16,11 +16,15 @@ import bisect
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .header import BatchHeader
 from .names import segment_name
 from .segment import SegmentReader, list_segments
 from .segment_writer import SegmentWriter
+
+if TYPE_CHECKING:
+    from .source import Buffer
 
 DEFAULT_SEGMENT_BYTES = 1 << 30  # Kafka's log.segment.bytes
 DEFAULT_SEGMENT_MS = 7 * 24 * 3600 * 1000  # Kafka's log.roll.ms
@@ -89,15 +93,18 @@ class PartitionFiles:
         self._writer.close()
         self._writer.next_offset = offset
 
-    def append(self, data: bytes, header: BatchHeader) -> StoredBatch:
-        """Write one whole batch whose base offset is ``end_offset``."""
+    def append(self, data: Buffer, header: BatchHeader, rest: Buffer = b"") -> StoredBatch:
+        """Write one whole batch whose base offset is ``end_offset``: ``data``, then ``rest`` for
+        a batch in two pieces (its stamped header, then the records as they came)."""
         if header.base_offset != self._writer.next_offset:
             raise ValueError(f"batch at {header.base_offset}, log ends at {self.end_offset}")
         name, position = self._writer.append(data, header.last_offset_delta + 1,
-                                             header.partition_leader_epoch, header.max_timestamp)  # fmt: skip
+                                             header.partition_leader_epoch, header.max_timestamp,
+                                             rest)  # fmt: skip
         self._writer.flush()
         stored = StoredBatch(header.base_offset, header.last_offset, int(name[:20]), position,
-                             len(data), header.max_timestamp, header.partition_leader_epoch)  # fmt: skip
+                             len(data) + len(rest), header.max_timestamp,
+                             header.partition_leader_epoch)  # fmt: skip
         self._index(stored)
         return stored
 

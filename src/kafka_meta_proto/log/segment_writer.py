@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from .names import segment_name
+
+if TYPE_CHECKING:
+    from .source import Buffer
 
 LEADER_EPOCH_CHECKPOINT = "leader-epoch-checkpoint"
 LEADER_EPOCH_CHECKPOINT_VERSION = 0
@@ -36,24 +39,30 @@ class SegmentWriter:
         self._size = 0
         self._first_timestamp = 0
 
-    def append(self, data: bytes, count: int, epoch: int, timestamp: int) -> tuple[str, int]:
-        """Write one encoded batch (its base offset must be ``next_offset``); return (file, position)."""
+    def append(self, data: Buffer, count: int, epoch: int, timestamp: int,
+               rest: Buffer = b"") -> tuple[str, int]:  # fmt: skip
+        """Write one encoded batch (its base offset must be ``next_offset``), ``data`` followed by
+        ``rest`` for a batch in two pieces (a header stamped apart from the records it came
+        with, which are written without being joined to it); return (file, position)."""
+        size = len(data) + len(rest)
         if (
             self._file is None
-            or (self._size and self._size + len(data) > self.segment_bytes)
+            or (self._size and self._size + size > self.segment_bytes)
             or timestamp - self._first_timestamp > self.segment_ms
         ):
             self._roll(timestamp)
         position = self._size
         assert self._file is not None  # _roll opened it
         self._file.write(data)
-        self._size += len(data)
-        self.bytes += len(data)
+        if rest:
+            self._file.write(rest)
+        self._size += size
+        self.bytes += size
         self.batches += 1
         if not self.epochs or self.epochs[-1][0] != epoch:
             self.epochs.append((epoch, self.next_offset))
         name = self.segments[-1]
-        self.last_batch = (name, position, len(data), self.next_offset, count)
+        self.last_batch = (name, position, size, self.next_offset, count)
         self.next_offset += count
         return name, position
 

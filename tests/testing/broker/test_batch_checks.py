@@ -30,7 +30,7 @@ def test_a_sound_batch_passes_and_is_stamped_with_offset_and_epoch_outside_the_c
     data = batch([b"a", b"b", b"c"])
     checked = check_produced(data, 9)
     assert checked.records_count == 3
-    stamped = stamp(checked, 42, 5, None)
+    stamped = b"".join(stamp(checked, 42, 5, None))
     decoded, _ = decode_batch(stamped)  # the CRC still holds
     assert (decoded.base_offset, decoded.partition_leader_epoch) == (42, 5)
     assert stamped[21:] == data[21:]  # CRC-covered bytes untouched
@@ -38,7 +38,7 @@ def test_a_sound_batch_passes_and_is_stamped_with_offset_and_epoch_outside_the_c
 
 def test_log_append_time_sets_the_type_and_max_timestamp_with_a_new_crc():
     data = batch([b"a", b"b"], compression=1, timestamp=1000)
-    stamped = stamp(check_produced(data, 9), 0, 0, 123456)
+    stamped = b"".join(stamp(check_produced(data, 9), 0, 0, 123456))
     decoded, _ = decode_batch(stamped)
     assert decoded.timestamp_type == TimestampType.LOG_APPEND_TIME
     assert decoded.max_timestamp == 123456
@@ -96,3 +96,75 @@ def test_a_batch_over_max_message_bytes_is_too_large():
     with pytest.raises(BatchRefused) as caught:
         check_produced(data, 9, len(data) - 1)
     assert caught.value.code == ErrorCode.MESSAGE_TOO_LARGE
+
+
+# Records checked in place: the same refusals for every codec the records may come in.
+CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
+_LAST_OFFSET_DELTA_AT, _COUNT_AT, _LENGTH_AT = 23, 57, 8
+
+
+def _counted(data: bytes, count: int) -> bytes:
+    """``data`` saying it holds ``count`` records (its count and offset range agree), resealed."""
+    data = with_int(with_int(data, _COUNT_AT, ">i", count), _LAST_OFFSET_DELTA_AT, ">i", count - 1)
+    return _seal(data)
+
+
+@pytest.mark.parametrize("codec", CODECS.values(), ids=CODECS)
+def test_sound_batches_of_every_codec_pass(codec):
+    data = batch([b"v%d" % i * 20 for i in range(50)], compression=codec, keys=[b"k"] * 50)
+    assert check_produced(data, 9).records_count == 50
+
+
+@pytest.mark.parametrize("codec", CODECS.values(), ids=CODECS)
+def test_offset_deltas_that_skip_are_invalid_in_every_codec(codec):
+    records = [Record(offset_delta=d, value=b"a") for d in (0, 1, 2, 4, 5)]
+    skipping = RecordBatch.create(records, compression=codec)
+    skipping.last_offset_delta = 4
+    refused = refusal(skipping.encode())
+    assert refused.code == ErrorCode.INVALID_RECORD
+    assert refused.record_errors == [(3, "Invalid offset delta 4")]
+
+
+@pytest.mark.parametrize("codec", CODECS.values(), ids=CODECS)
+def test_record_counts_above_or_below_the_records_are_corrupt_in_every_codec(codec):
+    data = batch([b"a", b"b", b"c"], compression=codec)
+    assert check_produced(_counted(data, 3), 9).records_count == 3
+    for count in (2, 4):
+        refused = refusal(_counted(data, count))
+        assert refused.code == ErrorCode.CORRUPT_MESSAGE and "corrupt" in refused.message
+
+
+@pytest.mark.parametrize("codec", CODECS.values(), ids=CODECS)
+def test_a_crc_that_does_not_match_is_corrupt_in_every_codec(codec):
+    data = bytearray(batch([b"a", b"b"], compression=codec))
+    data[-1] ^= 0xFF
+    refused = refusal(bytes(data))
+    assert refused.code == ErrorCode.CORRUPT_MESSAGE and "CRC mismatch" in refused.message
+
+
+COMPRESSED = {name: codec for name, codec in CODECS.items() if codec}
+
+
+@pytest.mark.parametrize("codec", COMPRESSED.values(), ids=COMPRESSED)
+def test_a_compressed_payload_cut_short_is_corrupt(codec):
+    data = batch([b"value %d" % i for i in range(40)], compression=codec)
+    cut = with_int(data[:-4], _LENGTH_AT, ">i", len(data) - 4 - 12)
+    refused = refusal(_seal(cut))
+    assert refused.code == ErrorCode.CORRUPT_MESSAGE and "corrupt" in refused.message
+
+
+def test_a_record_malformed_after_sound_ones_is_corrupt_whatever_its_offset_delta():
+    data = batch([b"abc", b"def"])
+    broken = _seal(data[:-1] + b"\x02")  # the second record's header count: 1, and no header
+    refused = refusal(broken)
+    assert refused.code == ErrorCode.CORRUPT_MESSAGE and "record 1" in refused.message
+
+
+def test_the_batch_is_checked_and_stamped_without_copying_the_request():
+    frame = b"\x00" * 7 + batch([b"a", b"b"], timestamp=5)
+    view = memoryview(frame)[7:]
+    checked = check_produced(view, 9)
+    assert checked.data is view
+    header, records = stamp(checked, 3, 1, None)
+    assert records.obj is frame  # the records go to the segment from the request's bytes
+    assert decode_batch(header + bytes(records))[0].base_offset == 3

@@ -129,3 +129,26 @@ def test_a_follower_left_below_the_leaders_log_start_starts_again_there(tmp_path
             assert values_of(follower.read(3, 1 << 20, True)) == [b"c", b"d"]
 
     run(main())
+
+
+def log_bytes(broker: Broker) -> bytes:
+    partition = broker.replicas.get("events", 0)
+    return b"".join(partition.files.batch_bytes(stored) for stored in partition.files.batches)
+
+
+def test_the_follower_gets_the_bytes_the_leader_wrote_and_the_leader_lets_the_request_go(tmp_path):
+    async def main():
+        async with AsyncExitStack() as stack:
+            metadata, (leader, follower) = await two_brokers(stack, tmp_path)
+            metadata.set_config(2, "events", "message.timestamp.type", "LogAppendTime")
+            setup = await connected(stack, leader, metadata)
+            for compression in (0, 1, 4):
+                sent = batch([b"c%d" % compression] * 3, compression=compression)
+                assert (await produce(setup, "events", 0, sent)).error_code == 0
+            written = log_bytes(leader)
+            assert written == log_bytes(follower) and len(batches_of(written)) == 3
+            partition = leader.replicas.get("events", 0)
+            last = partition.files.batches[-1]
+            assert partition.batch_pieces(-1) == (partition.files.batch_bytes(last),)
+
+    run(main())

@@ -14,10 +14,15 @@ Checks, with the error Kafka answers:
   deltas run 0, 1, 2... (INVALID_RECORD with the record's index in ``record_errors``, as
   LogValidator reports an invalid offset).
 
-Stamping: the base offset and partition leader epoch are written into the header (the CRC does
-not cover them, so the rest of the batch stays as the producer sent it, compressed payload
-included). A topic with ``message.timestamp.type=LogAppendTime`` gets the timestamp-type bit and
-the broker's time as max timestamp, and a new CRC, as Kafka's in-place ``setMaxTimestamp`` does.
+The records are checked in place, uncompressed ones in the request's own bytes, by a walk that
+reads their lengths and varints without building them (``log.record_walk``); only a batch the
+walk finds fault with is read record by record, for the error Kafka names.
+
+Stamping: the base offset and partition leader epoch are written into a copy of the header (the
+CRC does not cover them, so the rest of the batch stays as the producer sent it, compressed
+payload included, and is written from the request's bytes). A topic with
+``message.timestamp.type=LogAppendTime`` gets the timestamp-type bit and the broker's time as max
+timestamp, and a new CRC, as Kafka's in-place ``setMaxTimestamp`` does.
 
 Choices: record timestamps are not held to ``message.timestamp.*.max.ms`` and a topic's
 ``compression.type`` other than ``producer`` is not applied (batches are kept as sent).
@@ -27,20 +32,29 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from ...error_codes import ErrorCode
 from ...log.batch import check_crc, iter_batch_records, read_frame
+from ...log.compression import decompress
 from ...log.errors import CorruptBatchError, LogFormatError, TruncatedBatchError
 from ...log.header import (
+    ATTR_COMPRESSION,
     ATTR_CONTROL,
     ATTR_TIMESTAMP_TYPE,
     CRC_OFFSET,
+    CRC_START,
     FIELD_OFFSETS,
+    HEADER_SIZE,
     NO_PRODUCER_ID,
     BatchHeader,
-    computed_crc,
     read_header,
 )
+from ...log.crc import crc32c
+from ...log.record_walk import first_bad_record
+
+if TYPE_CHECKING:
+    from ...log.source import Buffer
 
 _BASE_OFFSET = struct.Struct(">q")
 _EPOCH = struct.Struct(">i")
@@ -66,9 +80,10 @@ class BatchRefused(Exception):
 
 @dataclass(frozen=True)
 class CheckedBatch:
-    """A produced batch that passed the checks: its bytes (still unstamped) and header."""
+    """A produced batch that passed the checks: its bytes as received (a view of the request,
+    still unstamped) and header."""
 
-    data: bytearray
+    data: bytes | memoryview
     header: BatchHeader
 
     @property
@@ -82,8 +97,9 @@ DEFAULT_MAX_MESSAGE_BYTES = 1048588  # Kafka's max.message.bytes
 
 def check_produced(records: bytes | memoryview | None, version: int,
                    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> CheckedBatch:  # fmt: skip
-    """The one batch of a produced partition, checked; BatchRefused otherwise."""
-    data = bytes(records or b"")
+    """The one batch of a produced partition, checked; BatchRefused otherwise. ``records`` is
+    kept as it is, not copied."""
+    data = records if records is not None else b""
     try:
         header = read_frame(data, 0, len(data))
     except TruncatedBatchError:
@@ -103,12 +119,12 @@ def check_produced(records: bytes | memoryview | None, version: int,
                            f"{len(data)} bytes which exceeds the maximum configured value of "
                            f"{max_message_bytes}.")  # fmt: skip
     try:
-        check_crc(header, data)
+        check_crc(header, cast(bytes, data))  # any buffer: the CRC is computed over a view
     except CorruptBatchError as exc:
         raise BatchRefused(ErrorCode.CORRUPT_MESSAGE, f"Record batch is corrupt ({exc.reason})")
     _check_header(header)
     _check_records(header, data)
-    return CheckedBatch(bytearray(data), header)
+    return CheckedBatch(data, header)
 
 
 def _check_header(header: BatchHeader) -> None:
@@ -124,7 +140,23 @@ def _check_header(header: BatchHeader) -> None:
                            f"producerId {header.producer_id}")  # fmt: skip
 
 
-def _check_records(header: BatchHeader, data: bytes) -> None:
+def _check_records(header: BatchHeader, data: bytes | memoryview) -> None:
+    """The walk over the records in place; any fault it finds is named by ``_refuse_records``."""
+    codec = header.attributes & ATTR_COMPRESSION
+    try:
+        if codec:
+            section = decompress(codec, memoryview(data)[HEADER_SIZE:])
+            if first_bad_record(section, 0, header.records_count) < 0:
+                return
+        elif first_bad_record(data, HEADER_SIZE, header.records_count) < 0:
+            return
+    except LogFormatError:  # a payload that does not decompress: the reader says how
+        pass
+    _refuse_records(header, bytes(data))
+
+
+def _refuse_records(header: BatchHeader, data: bytes) -> None:
+    """The records read one by one, as Kafka's validator reads them: the first fault refuses."""
     try:
         for index, record in enumerate(iter_batch_records(header, data)):
             if record.offset_delta != index:
@@ -134,20 +166,24 @@ def _check_records(header: BatchHeader, data: bytes) -> None:
         raise BatchRefused(ErrorCode.CORRUPT_MESSAGE, f"Record batch is corrupt ({exc.reason})")
 
 
-def stamp(batch: CheckedBatch, base_offset: int, leader_epoch: int, append_time: int | None) -> bytes:
-    """The batch as the leader writes it: offsets from ``base_offset``, ``leader_epoch``, and with
-    ``append_time`` the LogAppendTime bit and max timestamp (and so a new CRC)."""
-    data = batch.data
-    _BASE_OFFSET.pack_into(data, 0, base_offset)
-    _EPOCH.pack_into(data, _EPOCH_AT, leader_epoch)
+def stamp(batch: CheckedBatch, base_offset: int, leader_epoch: int,
+          append_time: int | None) -> tuple[bytes, memoryview]:  # fmt: skip
+    """The batch as the leader writes it, in two pieces: its header with offsets from
+    ``base_offset`` and ``leader_epoch`` (and with ``append_time`` the LogAppendTime bit and max
+    timestamp, and so a new CRC), then its records as received, not copied."""
+    view = memoryview(batch.data)
+    header = bytearray(view[:HEADER_SIZE])
+    _BASE_OFFSET.pack_into(header, 0, base_offset)
+    _EPOCH.pack_into(header, _EPOCH_AT, leader_epoch)
     if append_time is not None:
         attributes = batch.header.attributes | ATTR_TIMESTAMP_TYPE
-        _ATTRIBUTES.pack_into(data, _ATTRIBUTES_AT, attributes)
-        _TIMESTAMP.pack_into(data, _MAX_TIMESTAMP_AT, append_time)
-        _CRC.pack_into(data, CRC_OFFSET, computed_crc(bytes(data), 0, len(data)))
-    return bytes(data)
+        _ATTRIBUTES.pack_into(header, _ATTRIBUTES_AT, attributes)
+        _TIMESTAMP.pack_into(header, _MAX_TIMESTAMP_AT, append_time)
+        records = view[HEADER_SIZE:]
+        _CRC.pack_into(header, CRC_OFFSET, crc32c(records, crc32c(header[CRC_START:])))
+    return bytes(header), view[HEADER_SIZE:]
 
 
-def header_of(data: bytes) -> BatchHeader:
+def header_of(data: Buffer) -> BatchHeader:
     """The header of a stamped batch."""
     return read_header(data, 0)

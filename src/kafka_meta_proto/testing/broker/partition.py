@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ...log.batch import decode_batch
 from ...log.header import TimestampType, read_header
@@ -33,6 +34,9 @@ from ...log.partition_files import (
 from ...log.segment_writer import write_leader_epoch_checkpoint
 from .batch_checks import CheckedBatch, header_of, stamp
 from .producer_state import ProducerStates
+
+if TYPE_CHECKING:
+    from ...log.source import Buffer
 
 EARLIEST = -2
 LATEST = -1
@@ -75,6 +79,8 @@ class Partition:
         write_partition_metadata(directory, topic_id)
         self.epochs: list[tuple[int, int]] = []  # (leader epoch, start offset)
         self.producers = ProducerStates()
+        # (base offset, stamped header, records) of the latest append as leader, until replicated
+        self._last_append: tuple[int, bytes, Buffer] | None = None
         self.log_start_offset = self.files.batches[0].base_offset if self.files.batches else 0
         self._rebuild_from_log()
         self.high_watermark = self.log_end_offset
@@ -94,29 +100,46 @@ class Partition:
     # --- writing ---------------------------------------------------------------------------
 
     def append_as_leader(self, batch: CheckedBatch, leader_epoch: int, now: int,
-                         timestamp_type: TimestampType) -> tuple[Appended, bytes | None]:  # fmt: skip
-        """Check the producer, stamp and write ``batch``: where it went, and the bytes written
-        (None for a duplicate, which is not written again). ProducerStateError when refused."""
+                         timestamp_type: TimestampType) -> Appended:  # fmt: skip
+        """Check the producer, stamp and write ``batch``: where it went (for a duplicate, which
+        is not written again, where the original lies). ProducerStateError when refused."""
         duplicate = self.producers.check(batch.header)
         append_time = now if timestamp_type == TimestampType.LOG_APPEND_TIME else None
         if duplicate is not None:
             shown = duplicate.timestamp if append_time is not None else NO_TIMESTAMP
-            return Appended(duplicate.first_offset, duplicate.last_offset, shown, True), None
+            return Appended(duplicate.first_offset, duplicate.last_offset, shown, True)
         base = self.log_end_offset
-        data = stamp(batch, base, leader_epoch, append_time)
-        self.append_replica(data)
+        header, records = stamp(batch, base, leader_epoch, append_time)
+        self.append_replica(header, records)
+        self._last_append = (base, header, records)
         last = base + batch.records_count - 1
-        return Appended(base, last, append_time if append_time is not None else NO_TIMESTAMP), data
+        return Appended(base, last, append_time if append_time is not None else NO_TIMESTAMP)
 
-    def append_replica(self, data: bytes) -> None:
-        """Write a batch as stamped by the leader (a follower's copy, or the leader's own)."""
+    def append_replica(self, data: Buffer, rest: Buffer = b"") -> None:
+        """Write a batch as stamped by the leader (a follower's copy, or the leader's own, whose
+        stamped header ``data`` comes apart from its records ``rest``)."""
+        self._last_append = None
         header = header_of(data)
         if not self.files.batches and header.base_offset != self.files.end_offset:
             self.files.start_at(header.base_offset)
             self.log_start_offset = header.base_offset
-        self.files.append(data, header)
+        self.files.append(data, header, rest)
         self._note_epoch(header.partition_leader_epoch, header.base_offset)
         self.producers.record(header, header.base_offset, header.max_timestamp)
+
+    def batch_pieces(self, index: int) -> tuple[Buffer, ...]:
+        """The bytes of the log's ``index``-th batch (in ``files.batches``), for a follower's copy:
+        the leader's latest append as it was written (its stamped header and the request's
+        records), any other read back."""
+        stored = self.files.batches[index]
+        last = self._last_append
+        if last is not None and last[0] == stored.base_offset:
+            return last[1:]
+        return (self.files.batch_bytes(stored),)
+
+    def forget_last_append(self) -> None:
+        """Let go of the latest append's request bytes once the followers have their copies."""
+        self._last_append = None
 
     def become_leader(self, epoch: int) -> None:
         """Start ``epoch`` at the log end offset, as Kafka's new leader does before any append."""
@@ -129,6 +152,7 @@ class Partition:
 
     def truncate_to(self, offset: int) -> None:
         """Drop the records at ``offset`` and later (a follower catching up with a new leader)."""
+        self._last_append = None
         self.files.truncate_to(offset)
         self._rebuild_from_log()
         self.high_watermark = min(self.high_watermark, self.log_end_offset)

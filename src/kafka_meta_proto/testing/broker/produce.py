@@ -88,14 +88,14 @@ def produce_partition(broker: Broker, topic: Any, data: Any, acks: int,
         timestamp_type = (TimestampType.LOG_APPEND_TIME
                           if config.get("message.timestamp.type") == "LogAppendTime"
                           else TimestampType.CREATE_TIME)  # fmt: skip
-        appended, written = served.partition.append_as_leader(
+        appended = served.partition.append_as_leader(
             batch, served.registration.leader_epoch, broker.now_ms(), timestamp_type)
     except BatchRefused as exc:
         errors = [BatchError(batch_index=i, batch_index_error_message=m) for i, m in exc.record_errors]
         return _refused(data.index, exc.code, exc.message, errors), None
     except ProducerStateError as exc:
         return _refused(data.index, exc.code, exc.message), None
-    if written is not None:
+    if not appended.duplicate:
         broker.replicate(served.partition, served.registration)
     return PartitionAnswer(index=data.index, base_offset=appended.first_offset,
                            log_append_time_ms=appended.log_append_time,

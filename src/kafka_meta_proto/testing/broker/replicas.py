@@ -11,8 +11,9 @@ not. A follower that was stopped is caught up the next time its leader appends: 
 to where its log agrees with the leader's (the leader's end offset for the follower's latest
 epoch, as a Kafka follower learns it from OffsetForLeaderEpoch), then given the batches it lacks.
 A follower whose whole log lies below the leader's log start offset is emptied and starts
-there. The high watermark of every copy is then the leader's log end offset. A broker that
-becomes leader starts its new leader epoch at its log end offset at once, as Kafka's does.
+there. The batch just appended is copied from the leader's pieces in memory (no read back).
+The high watermark of every copy is then the leader's log end offset. A broker that becomes
+leader starts its new leader epoch at its log end offset at once, as Kafka's does.
 """
 
 from __future__ import annotations
@@ -87,6 +88,7 @@ def replicate(leader: Partition, registration: PartitionRegistration, peers: Pee
         follower.high_watermark = end
         follower.log_start_offset = max(follower.log_start_offset, leader.log_start_offset)
     leader.high_watermark = end
+    leader.forget_last_append()
 
 
 def catch_up(follower: Partition, leader: Partition) -> None:
@@ -103,6 +105,6 @@ def catch_up(follower: Partition, leader: Partition) -> None:
     start = max(follower.log_end_offset, leader.log_start_offset)
     if not follower.files.batches and start > follower.log_end_offset:
         follower.files.start_at(start)
-    for stored in leader.files.batches[leader.files.find(start):]:
-        if stored.base_offset >= follower.log_end_offset:
-            follower.append_replica(leader.files.batch_bytes(stored))
+    for index in range(leader.files.find(start), len(leader.files.batches)):
+        if leader.files.batches[index].base_offset >= follower.log_end_offset:
+            follower.append_replica(*leader.batch_pieces(index))
