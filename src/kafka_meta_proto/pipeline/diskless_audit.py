@@ -27,6 +27,7 @@ from .report import table, write_atomically
 
 UNIT_DDL = "coordinator STRING, partition INT, file STRING, uri STRING, base BIGINT, start BIGINT, `end` BIGINT"
 EXAMPLES = 20
+PARTITION_BYTES = 32 << 20  # input bytes per Spark partition of the decoding, as the metadata log audit's
 FINDING_DDL = ("audit STRING, `check` STRING, status STRING, cluster STRING, `partition` INT, file STRING, offset BIGINT, "
                "subject STRING, detail STRING")  # fmt: skip
 
@@ -62,8 +63,11 @@ def incomplete_partitions(units: list[TopicUnit]) -> list[tuple[str, int]]:
 
 
 def rows_frame(spark, units: list[TopicUnit]):
-    """The units decoded into rows by the executors, one unit per Spark partition."""
-    rdd = spark.sparkContext.parallelize([tuple(u.row().values()) for u in units], len(units))
+    """The units decoded into rows by the executors: the units dealt over about two Spark
+    partitions per core (more for a large input: a partition per ``PARTITION_BYTES``)."""
+    total = sum(u.end - u.start for u in units)
+    slices = min(len(units), max(2 * spark.sparkContext.defaultParallelism, -(-total // PARTITION_BYTES)))
+    rdd = spark.sparkContext.parallelize([tuple(u.row().values()) for u in units], slices)
     return spark.createDataFrame(rdd, UNIT_DDL).mapInArrow(map_in_arrow, ROW_DDL)
 
 
@@ -74,15 +78,19 @@ def run_coordinator_audit(paths: list[str], out: str, spark, chunk_bytes: int = 
     if not units:
         raise NoTopicError(f"no __diskless-metadata-<p> segment under {', '.join(paths)}")
     rows_frame(spark, units).write.mode("overwrite").parquet(f"{out}/coordinator_records")
-    rows = spark.read.parquet(f"{out}/coordinator_records")
-    found = findings(rows, incomplete_partitions(units))
-    found.write.mode("overwrite").partitionBy("audit").parquet(f"{out}/violations")
+    # Every check is per coordinator partition (or finer): shuffled once, its windows need no other shuffle.
+    rows = spark.read.parquet(f"{out}/coordinator_records").repartition("coordinator", "partition").cache()
+    try:
+        findings(rows, incomplete_partitions(units)).write.mode("overwrite").partitionBy("audit").parquet(
+            f"{out}/violations")  # fmt: skip
+        kinds = {r["kind"]: r["count"] for r in rows.groupBy("kind").count().collect()}
+    finally:
+        rows.unpersist()
     found = spark.read.schema(FINDING_DDL).parquet(f"{out}/violations")  # no findings: no files
     counts: dict = {}
     for r in found.groupBy("check", "status").count().collect():
         counts.setdefault(r["check"], {})[r["status"]] = r["count"]
     examples = [r.asDict() for r in found.orderBy("cluster", "partition", "offset", "check").limit(EXAMPLES).collect()]
-    kinds = {r["kind"]: r["count"] for r in rows.groupBy("kind").count().collect()}
     partitions = sorted({f"{u.coordinator}/{u.file.split('/')[0]}" for u in units})
     segments = len({u.uri for u in units})
     report = CoordinatorReport(out, partitions, segments, dict(sorted(kinds.items())), counts, examples)

@@ -70,30 +70,34 @@ def _partition_subject():
 
 def offset_findings(rows):
     """Offsets gap-free and unique, the high watermark never decreasing, the log start offset
-    never above it: one window per diskless partition over its batches and log start offsets."""
+    never above it: one window per diskless partition over its batches and log start offsets,
+    at most one of the four checks per row."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     w = Window.partitionBy(*PARTITION).orderBy("offset", "idx").rowsBetween(Window.unboundedPreceding, -1)
-    batch_end = F.when(F.col("kind") == "batch", F.col("last_offset") + 1)
+    batch, base, end = F.col("kind") == "batch", F.col("base_offset"), F.col("last_offset") + 1
     df = rows.where(F.col("kind").isin("batch", "log-start")).withColumn(
-        "hw", F.coalesce(F.last(batch_end, ignorenulls=True).over(w), F.lit(0))
+        "hw", F.coalesce(F.last(F.when(batch, end), ignorenulls=True).over(w), F.lit(0))
     )
-    batches = df.where(F.col("kind") == "batch")
+    hw = F.col("hw")
     span = F.format_string("batch at offsets %d-%d, high watermark %d", "base_offset", "last_offset", "hw")
-    subject = _partition_subject()
-    return [
-        _finding(batches.where(F.col("base_offset") > F.col("hw")), CoordinatorCheck.OFFSET_GAP, subject,
-                 F.format_string("%s: offsets %d-%d were never assigned", span, "hw", F.col("base_offset") - 1)),
-        _finding(batches.where((F.col("base_offset") < F.col("hw")) & (F.col("last_offset") + 1 >= F.col("hw"))),
-                 CoordinatorCheck.DUPLICATE_OFFSETS, subject,
-                 F.format_string("%s: offsets %d-%d assigned again", span, "base_offset", F.col("hw") - 1)),
-        _finding(batches.where(F.col("last_offset") + 1 < F.col("hw")), CoordinatorCheck.HIGH_WATERMARK_DECREASED,
-                 subject, F.format_string("%s: the high watermark goes back to %d", span, F.col("last_offset") + 1)),
-        _finding(df.where((F.col("kind") == "log-start") & (F.col("log_start_offset") > F.col("hw"))),
-                 CoordinatorCheck.LOG_START_ABOVE_HIGH_WATERMARK, subject,
-                 F.format_string("log start offset %d above high watermark %d", "log_start_offset", "hw")),
+    found = [  # (check, when, detail)
+        (CoordinatorCheck.OFFSET_GAP, batch & (base > hw),
+         F.format_string("%s: offsets %d-%d were never assigned", span, hw, base - 1)),
+        (CoordinatorCheck.HIGH_WATERMARK_DECREASED, batch & (end < hw),
+         F.format_string("%s: the high watermark goes back to %d", span, end)),
+        (CoordinatorCheck.DUPLICATE_OFFSETS, batch & (base < hw),
+         F.format_string("%s: offsets %d-%d assigned again", span, base, hw - 1)),
+        (CoordinatorCheck.LOG_START_ABOVE_HIGH_WATERMARK, ~batch & (F.col("log_start_offset") > hw),
+         F.format_string("log start offset %d above high watermark %d", "log_start_offset", hw)),
     ]  # fmt: skip
+    check, detail = F.lit(None), F.lit(None)
+    for name, when, text in reversed(found):  # the first that holds
+        check, detail = F.when(when, F.lit(str(name))).otherwise(check), F.when(when, text).otherwise(detail)
+    df = df.withColumn("found", check).withColumn("text", detail).where(F.col("found").isNotNull())
+    return [df.select(F.lit(AUDIT).alias("audit"), F.col("found").alias("check"), "coordinator", "partition", "file",
+                      "offset", _partition_subject().alias("subject"), F.col("text").alias("detail"))]  # fmt: skip
 
 
 def object_findings(rows):
@@ -172,7 +176,8 @@ def findings(rows, incomplete: list[tuple[str, int]]):
         F.min(F.coalesce("offset", F.lit(0))).alias("damaged_from"))
     partial = spark.createDataFrame(incomplete or [("", -1)], "coordinator STRING, partition INT").withColumn(
         "partial", F.lit(True))  # fmt: skip
-    found = found.join(damaged, ["coordinator", "partition"], "left").join(partial, ["coordinator", "partition"], "left")
+    found = found.join(damaged, ["coordinator", "partition"], "left").join(
+        F.broadcast(partial), ["coordinator", "partition"], "left")  # fmt: skip
     unverifiable = F.col("partial").isNotNull() | (F.col("offset") >= F.col("damaged_from"))
     found = found.withColumn("status", F.when(unverifiable, F.lit(UNVERIFIABLE)).otherwise(F.lit(VIOLATION)))
     issues = issue_findings(rows)[0].withColumn("status", F.lit(VIOLATION))
