@@ -74,9 +74,6 @@ def run(args: argparse.Namespace) -> int:
             print(f"kafka-meta-proto audit: {name} must be at least 1", file=sys.stderr)
             return 2
     paths = list(args.paths)
-    if args.coordinator_topic and not paths:
-        print("kafka-meta-proto audit: --coordinator-topic needs a PATH", file=sys.stderr)
-        return 2
     # Local paths are checked here, before Spark spends seconds starting.
     missing = [p for p in paths if is_local(p) and not os.path.exists(local_path(p))]
     if missing:
@@ -121,6 +118,9 @@ def _audit_coordinator_topic(args: argparse.Namespace, paths: list[str], marker:
     from ..pipeline.report import finish_output
     from ..pipeline.spark import session
 
+    if not paths:  # there is no built-in sample of a coordinator's topic
+        print("kafka-meta-proto audit: --coordinator-topic needs a PATH", file=sys.stderr)
+        return 2
     spark = session(args.master)
     try:
         with interruptible(spark):
