@@ -7,6 +7,11 @@ simulated fleet with diskless topics, one planted fault per cluster) is written 
 Each cluster's records are read with Kafka's registry, or with the one its kafka-meta-proto.registry
 marker names (simulate --diskless writes one), or with the one --registry/--diskless names.
 
+With --coordinator-topic, PATH holds batch coordinators' __diskless-metadata-<p> partitions
+instead: their records are read with the diskless registry into coordinator_records and checked
+against the design's invariants (offsets, high watermarks, log start offsets, objects); the
+findings go to violations and the report as above.
+
 Writes under --out: records, typed/<record type>, batches, quarantine, files and violations
 (one partition per audit) as Parquet, report.txt and report.json; prints the report. A local
 --out holds the file _AUDIT_INCOMPLETE (and no report) until the run has finished, so an
@@ -41,6 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all-files", action="store_true", help="list every file in the printed report")
     parser.add_argument("--no-progress", action="store_true", help="no progress line")
     parser.add_argument("--fail-on-violations", action="store_true", help="exit 1 when an audit finds a violation")
+    parser.add_argument("--coordinator-topic", action="store_true",
+                        help="PATHs hold batch coordinators' __diskless-metadata-<p> partitions: audit those instead")  # fmt: skip
     registries.add_arguments(parser)
 
 
@@ -74,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     # From here until the report is written, the output says that it is not complete.
     marker = begin_output(local_path(args.out)) if is_local(args.out) else None
+    if args.coordinator_topic:
+        return _audit_coordinator_topic(args, paths, marker)
     if not paths:
         if args.work:
             work = args.work
@@ -100,6 +109,29 @@ def run(args: argparse.Namespace) -> int:
     if args.fail_on_violations and report.violations:
         return 1
     return 0 if report.balanced else 1
+
+
+def _audit_coordinator_topic(args: argparse.Namespace, paths: list[str], marker: str | None) -> int:
+    """The audit of batch coordinators' topics (pipeline/diskless_audit.py)."""
+    from ..pipeline.diskless_audit import NoTopicError, render, run_coordinator_audit
+    from ..pipeline.interrupts import interruptible
+    from ..pipeline.report import finish_output
+    from ..pipeline.spark import session
+
+    if not paths:  # there is no built-in sample of a coordinator's topic
+        print("kafka-meta-proto audit: --coordinator-topic needs a PATH", file=sys.stderr)
+        return 2
+    spark = session(args.master)
+    try:
+        with interruptible(spark):
+            report = run_coordinator_audit(paths, args.out, spark, chunk_bytes=args.chunk_mb << 20)
+    except (NoTopicError, FileNotFoundError) as exc:
+        print(f"kafka-meta-proto audit: {exc}", file=sys.stderr)
+        return 2
+    if marker is not None:
+        finish_output(marker)
+    sys.stdout.write(render(report))
+    return 1 if args.fail_on_violations and report.violations else 0
 
 
 def _write_sample(sample: ModuleType, work: str, records: int, clusters: int, seed: int, progress: bool) -> None:
