@@ -1,9 +1,10 @@
-"""kafka-python and aiokafka through the loss of a partition leader's broker: an idempotent
-producer (acks=all) keeps sending while the leader's broker is stopped, fails over to the new
-leader the controller elects, and every record it saw acknowledged is read back, in order per
-partition, exactly once (both producers are idempotent, so a retried batch must not land twice).
-confluent-kafka's and the Java clients' own judgements of the same are in test_clients_in_groups.py
-and tests/cluster/test_fake_cluster_java.py."""
+"""confluent-kafka, kafka-python and aiokafka through the loss of a partition leader's broker:
+an idempotent producer (acks=all) keeps sending while the leader's broker is stopped, fails over
+to the new leader the controller elects, and a consumer in a group (its coordinator found again
+among the live brokers) reads back every record the producer saw acknowledged, in order per
+partition and exactly once: all three producers are idempotent, so a batch retried to the new
+leader must not land twice. Kafka's Java clients are judged the same way in
+tests/cluster/test_fake_cluster_java.py."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ BEFORE, DURING = 60, 120  # records acknowledged before the loss; records sent w
 PACE = 0.005  # seconds between sends during the loss: ~0.6 s of sending, across the fencing
 # The cluster fences a silent broker after a second, so the loss is seen within the test.
 QUICK = {"session_timeout_ms": 1000, "heartbeat_interval_ms": 50}
-PRODUCER = {"acks": "all", "enable_idempotence": True, "linger_ms": 2}
+READ_TIMEOUT = 60.0
 
 
 def start_cluster(fake_kafka_factory):
@@ -36,111 +37,147 @@ def values(prefix: str, count: int) -> list[str]:
     return [f"{prefix} {i}" for i in range(count)]
 
 
-def assert_every_acknowledged_record_read_once(acked: list[str], seen: list[tuple[int, int, str]]) -> None:
-    """``seen``: (partition, offset, value) in the order read."""
+SENT = values("before", BEFORE) + values("during", DURING)
+
+
+def assert_every_acknowledged_record_read_once(cluster, lost: int, seen: list[tuple[int, int, str]]) -> None:
+    """``seen``: (partition, offset, value) in the order read; every record of ``SENT`` was
+    acknowledged (each client's producing step fails otherwise)."""
+    assert all(p.leader not in (lost, -1) for p in cluster.image.topic(TOPIC).partitions.values())
     read = Counter(value for _, _, value in seen)
+    assert sorted(set(SENT) - set(read)) == [], "acknowledged records lost"
+    assert [v for v, n in read.items() if n > 1] == [], "an idempotent producer's record written twice"
     # Partition 0's leader was the broker lost: records sent after the loss reached its successor.
     assert any(p == 0 and value.startswith("during") for p, _, value in seen)
-    assert sorted(set(acked) - set(read)) == [], "acknowledged records lost"
-    assert [v for v, n in read.items() if n > 1] == [], "an idempotent producer's record written twice"
     for partition in range(PARTITIONS):
         offsets = [offset for p, offset, _ in seen if p == partition]
         assert offsets == sorted(set(offsets)), f"partition {partition} read out of order"
-        # One key per value sent in order: a partition keeps a producer's order.
-        sent_order = [value for p, _, value in seen if p == partition]
+        # Records were sent in numbered order: a partition keeps its producer's order.
+        kept = [value for p, _, value in seen if p == partition]
         for prefix in ("before", "during"):
-            numbers = [int(v.split()[1]) for v in sent_order if v.startswith(prefix)]
+            numbers = [int(v.split()[1]) for v in kept if v.startswith(prefix)]
             assert numbers == sorted(numbers), f"partition {partition}: {prefix} records reordered"
 
 
-def moved_off(cluster, lost: int) -> None:
-    """The loss is complete: every partition of the topic has a leader other than ``lost``."""
-    cluster.wait_until(lambda image: all(p.leader not in (lost, -1)
-                                         for p in image.topic(TOPIC).partitions.values()))  # fmt: skip
+def paced(sent: list[str]):
+    """``sent`` with a pause before each: the producer is sending while the loss is dealt with."""
+    for value in sent:
+        time.sleep(PACE)
+        yield value
+
+
+# --- confluent-kafka --------------------------------------------------------------------------------
+
+
+def test_confluent_kafka_fails_over_and_loses_no_acknowledged_record(fake_kafka_factory):
+    confluent = pytest.importorskip("confluent_kafka", reason="confluent-kafka is not installed")
+    cluster = start_cluster(fake_kafka_factory)
+    producer = confluent.Producer({"bootstrap.servers": cluster.bootstrap, "enable.idempotence": True,
+                                   "acks": "all", "linger.ms": 2})  # fmt: skip
+    errors: list = []
+
+    def send(value: str) -> None:
+        producer.produce(TOPIC, value=value.encode(), key=value.encode(),
+                         on_delivery=lambda e, m: errors.append(e) if e else None)  # fmt: skip
+        producer.poll(0)
+
+    for value in values("before", BEFORE):
+        send(value)
+    assert producer.flush(30) == 0 and not errors
+    lost = leader_of_partition_0(cluster)
+    cluster.stop_broker(lost)
+    for value in paced(values("during", DURING)):
+        send(value)
+    assert producer.flush(60) == 0 and not errors
+
+    consumer = confluent.Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": "after-loss",
+                                   "auto.offset.reset": "earliest", "enable.auto.commit": False})  # fmt: skip
+    seen: list[tuple[int, int, str]] = []
+    try:
+        consumer.subscribe([TOPIC])
+        deadline = time.monotonic() + READ_TIMEOUT
+        while len(seen) < len(SENT) and time.monotonic() < deadline:
+            message = consumer.poll(0.2)
+            if message is not None and not message.error():
+                seen.append((message.partition(), message.offset(), message.value().decode()))
+    finally:
+        consumer.close()
+    assert_every_acknowledged_record_read_once(cluster, lost, seen)
 
 
 # --- kafka-python -----------------------------------------------------------------------------------
 
 
-def test_kafka_python_producer_fails_over_and_loses_no_acknowledged_record(fake_kafka_factory):
+def test_kafka_python_fails_over_and_loses_no_acknowledged_record(fake_kafka_factory):
     kafka = pytest.importorskip("kafka", reason="kafka-python is not installed")
     cluster = start_cluster(fake_kafka_factory)
-    producer = kafka.KafkaProducer(bootstrap_servers=cluster.bootstrap, retries=1_000_000,
-                                   request_timeout_ms=5000, delivery_timeout_ms=60_000,
-                                   max_in_flight_requests_per_connection=5, **PRODUCER)  # fmt: skip
-    acked: list[str] = []
+    producer = kafka.KafkaProducer(bootstrap_servers=cluster.bootstrap, acks="all",
+                                   enable_idempotence=True, linger_ms=2, request_timeout_ms=5000,
+                                   delivery_timeout_ms=60_000)  # fmt: skip
     try:
         for future in [producer.send(TOPIC, key=v.encode(), value=v.encode()) for v in values("before", BEFORE)]:
             future.get(30)
-        acked += values("before", BEFORE)
         lost = leader_of_partition_0(cluster)
         cluster.stop_broker(lost)
-        during = []
-        for value in values("during", DURING):
-            during.append((value, producer.send(TOPIC, key=value.encode(), value=value.encode())))
-            time.sleep(PACE)
-        for value, future in during:
-            future.get(60)  # an idempotent producer retries to the new leader: every send lands
-            acked.append(value)
+        during = [producer.send(TOPIC, key=v.encode(), value=v.encode()) for v in paced(values("during", DURING))]
+        for future in during:
+            future.get(60)  # raises unless acknowledged: the producer retries to the new leader
     finally:
         producer.close(10)
-    moved_off(cluster, lost)
-    consumer = kafka.KafkaConsumer(bootstrap_servers=cluster.bootstrap, auto_offset_reset="earliest",
-                                   enable_auto_commit=False)  # fmt: skip
+
+    consumer = kafka.KafkaConsumer(TOPIC, bootstrap_servers=cluster.bootstrap, group_id="after-loss",
+                                   auto_offset_reset="earliest", enable_auto_commit=False)  # fmt: skip
     seen: list[tuple[int, int, str]] = []
     try:
-        consumer.assign([kafka.TopicPartition(TOPIC, p) for p in range(PARTITIONS)])
-        deadline = time.monotonic() + 60
-        while len(seen) < len(acked) and time.monotonic() < deadline:
+        deadline = time.monotonic() + READ_TIMEOUT
+        while len(seen) < len(SENT) and time.monotonic() < deadline:
             for records in consumer.poll(timeout_ms=300).values():
                 seen += [(r.partition, r.offset, r.value.decode()) for r in records]
     finally:
         consumer.close()
-    assert_every_acknowledged_record_read_once(acked, seen)
+    assert_every_acknowledged_record_read_once(cluster, lost, seen)
 
 
 # --- aiokafka ---------------------------------------------------------------------------------------
 
 
-def test_aiokafka_producer_fails_over_and_loses_no_acknowledged_record(fake_kafka_factory):
+def test_aiokafka_fails_over_and_loses_no_acknowledged_record(fake_kafka_factory):
     aiokafka = pytest.importorskip("aiokafka", reason="aiokafka is not installed")
     cluster = start_cluster(fake_kafka_factory)
     bootstrap = cluster.bootstrap
+    lost = leader_of_partition_0(cluster)
 
-    async def produce() -> list[str]:
-        producer = aiokafka.AIOKafkaProducer(bootstrap_servers=bootstrap, request_timeout_ms=5000,
-                                             **PRODUCER)  # fmt: skip
+    async def produce() -> None:
+        producer = aiokafka.AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all",
+                                             enable_idempotence=True, linger_ms=2,
+                                             request_timeout_ms=5000)  # fmt: skip
         await producer.start()
         try:
             await asyncio.gather(*[await producer.send(TOPIC, key=v.encode(), value=v.encode())
                                    for v in values("before", BEFORE)])  # fmt: skip
             # The cluster's calls block: off this loop, so the producer keeps running meanwhile.
-            await asyncio.to_thread(cluster.stop_broker, leader_of_partition_0(cluster))
+            await asyncio.to_thread(cluster.stop_broker, lost)
             during = []
             for value in values("during", DURING):
-                during.append(await producer.send(TOPIC, key=value.encode(), value=value.encode()))
                 await asyncio.sleep(PACE)
-            await asyncio.gather(*during)  # raises if any send was not acknowledged
+                during.append(await producer.send(TOPIC, key=value.encode(), value=value.encode()))
+            await asyncio.gather(*during)  # raises unless every send was acknowledged
         finally:
             await producer.stop()
-        return values("before", BEFORE) + values("during", DURING)
 
-    async def consume(count: int) -> list[tuple[int, int, str]]:
-        consumer = aiokafka.AIOKafkaConsumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                                             enable_auto_commit=False)  # fmt: skip
+    async def consume() -> list[tuple[int, int, str]]:
+        consumer = aiokafka.AIOKafkaConsumer(TOPIC, bootstrap_servers=bootstrap, group_id="after-loss",
+                                             auto_offset_reset="earliest", enable_auto_commit=False)  # fmt: skip
         await consumer.start()
         seen: list[tuple[int, int, str]] = []
         try:
-            consumer.assign([aiokafka.TopicPartition(TOPIC, p) for p in range(PARTITIONS)])
-            while len(seen) < count:
+            while len(seen) < len(SENT):
                 for records in (await consumer.getmany(timeout_ms=300)).values():
                     seen += [(r.partition, r.offset, r.value.decode()) for r in records]
         finally:
             await consumer.stop()
         return seen
 
-    lost = leader_of_partition_0(cluster)
-    acked = asyncio.run(asyncio.wait_for(produce(), 120))
-    moved_off(cluster, lost)
-    seen = asyncio.run(asyncio.wait_for(consume(len(acked)), 60))
-    assert_every_acknowledged_record_read_once(acked, seen)
+    asyncio.run(asyncio.wait_for(produce(), 120))
+    seen = asyncio.run(asyncio.wait_for(consume(), READ_TIMEOUT))
+    assert_every_acknowledged_record_read_once(cluster, lost, seen)
