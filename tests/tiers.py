@@ -6,6 +6,8 @@ goes unmade.
 
     @pytest.mark.parametrize("budget", share_and_sweep(1000, 3000))
     def test_y(budget): ...
+
+    test_z, test_z_sweep = stateful_twins(SomeMachine, 25, 100, stateful_step_count=60)
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis.stateful import RuleBasedStateMachine
 
 
 def hypothesis_twins(fast: int, slow: int, **strategies: Any) -> Callable[..., tuple[Any, Any]]:
@@ -35,3 +38,15 @@ def hypothesis_twins(fast: int, slow: int, **strategies: Any) -> Callable[..., t
 def share_and_sweep(fast: int, slow: int) -> list[Any]:
     """Parameters for a size: ``fast`` in the fast suite, ``slow`` in the slow tier."""
     return [pytest.param(fast, id=f"{fast}"), pytest.param(slow, id=f"{slow}", marks=pytest.mark.slow)]
+
+
+def stateful_twins(machine: type[RuleBasedStateMachine], fast: int, slow: int,
+                   **options: Any) -> tuple[type, type]:  # fmt: skip
+    """Two test cases running hypothesis state ``machine``: ``fast`` examples in the fast suite,
+    ``slow`` in the slow tier; ``options`` are further settings (no deadline: the steps vary)."""
+
+    def case(examples: int) -> type:
+        chosen = settings(max_examples=examples, deadline=None, **options)
+        return type(f"{machine.__name__}{examples}", (machine.TestCase,), {"settings": chosen})
+
+    return case(fast), pytest.mark.slow(case(slow))

@@ -13,7 +13,7 @@ every step:
 
 from __future__ import annotations
 
-from hypothesis import event, settings
+from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
@@ -32,6 +32,8 @@ from kafka_meta_proto.testing.groups.state import (
     JoinAnswer,
     SyncAnswer,
 )
+
+from tiers import stateful_twins
 
 GROUP = "g"
 MEMBER_ID_REQUIRED = 79
@@ -169,5 +171,7 @@ class GroupProtocol(RuleBasedStateMachine):
         self.groups.close()
 
 
-GroupProtocol.TestCase.settings = settings(max_examples=100, stateful_step_count=60, deadline=None)
-test_the_classic_protocol_keeps_kafkas_invariants = GroupProtocol.TestCase
+# A share of the runs in the fast suite, all 100 in the slow tier.
+test_the_classic_protocol_keeps_kafkas_invariants, test_the_classic_protocol_keeps_kafkas_invariants_sweep = (
+    stateful_twins(GroupProtocol, 25, 100, stateful_step_count=60)
+)
