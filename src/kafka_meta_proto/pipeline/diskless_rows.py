@@ -15,6 +15,10 @@ DisklessLogStartOffsetRecord, a ``remove-topic`` row per RemoveDisklessTopicReco
 ``objects-deleted`` row per object key a DisklessObjectsDeletedRecord names. Nothing is dropped
 silently: damage (a corrupt, cut or malformed batch, unreadable bytes) and a record value that
 does not decode, or is no coordinator record, each become an ``issue`` row naming the problem.
+
+A partition kept in a Kafka cluster (``diskless/kafka_topic.py``) may also hold batches no reader
+applies: control batches, and a stale writer's batch that landed at another offset than the one
+its first record's key expected. Each is a ``skipped`` row, not a fact the checks read.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from dataclasses import asdict, dataclass
 import pyarrow as pa
 
 from .. import registries
+from ..diskless.kafka_topic import expected_offset_key
 from ..kraft.records import read_record_value
 from ..log.scanning import Damage, DamageKind, scan_batches
 from ..log.source import is_local, local_path, open_source
@@ -171,11 +176,23 @@ def unit_rows(unit: dict) -> Iterator[pa.RecordBatch]:
         for _, item in scan_batches(source, unit["start"], unit["end"]):
             if isinstance(item, Damage):
                 rows.damage(item)
+            elif (why := _skipped(item)) is not None:
+                rows.add(item.base_offset, "skipped", detail=f"batch at offset {item.base_offset}: {why}")
             else:
                 for record in item.records:
                     rows.record(item.base_offset + record.offset_delta, record.value)
             yield from rows.full()
     yield from rows.full(final=True)
+
+
+def _skipped(batch) -> str | None:
+    """Why no reader applies ``batch``, or None (a local log's batches have no key)."""
+    if batch.is_control:
+        return "a control batch"
+    key = batch.records[0].key if batch.records else None
+    if key is not None and key != expected_offset_key(batch.base_offset):
+        return f"written by a stale coordinator (it expected offset {int.from_bytes(key, 'big', signed=True)})"
+    return None
 
 
 def map_in_arrow(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
