@@ -1,8 +1,11 @@
 """``CoordinatorGroup``: the coordinators of every ``__diskless-metadata`` partition, in this
 process, each served on its own port.
 
-Coordinator ``c`` is ``BatchCoordinator(data, c)``: its own log (``data/__diskless-metadata-c``)
-and SQLite file (``data/batch-coordinator-c.sqlite``), its own server and group commit. All of
+Coordinator ``c`` is ``BatchCoordinator(data, c)``: its own log (``data/__diskless-metadata-c``,
+or partition ``c`` of a cluster's topic when ``topics(c)`` gives one) and SQLite file
+(``data/batch-coordinator-c.sqlite``), its own server and group commit. A coordinator is opened
+and closed on a worker thread: a topic in a cluster is read and written with blocking calls,
+and that cluster may be served by this very event loop. All of
 them share one ``Routing`` over the partition -> coordinator mapping the caller supplies (a
 metadata image's), so FindCoordinator at any of them names the coordinator a partition is mapped
 to, and each refuses the partitions it does not own with NOT_COORDINATOR. ``restart(c)`` stops
@@ -12,6 +15,7 @@ broker leading partition ``c`` would after a restart; the others serve on meanwh
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +24,7 @@ from pathlib import Path
 from .coordinator import BatchCoordinator, Clock, wall_clock_ms
 from .routing import Mappings, Node, Routing
 from .service import CoordinatorService
+from .topic_backend import MetadataTopic
 
 LOOPBACK = "127.0.0.1"
 
@@ -38,7 +43,7 @@ class CoordinatorGroup:
 
     def __init__(self, data: Path | str, partitions: int, mappings: Callable[[], Mappings], *,
                  host: str = LOOPBACK, node_ids: Callable[[int], int] = lambda c: c,
-                 clock: Clock = wall_clock_ms):  # fmt: skip
+                 clock: Clock = wall_clock_ms, topics: Callable[[int], MetadataTopic] | None = None):  # fmt: skip
         if partitions < 1:
             raise ValueError("a group needs at least one coordinator")
         self.data = Path(data)
@@ -46,6 +51,7 @@ class CoordinatorGroup:
         self.host = host
         self.node_ids = node_ids
         self.clock = clock
+        self.topics = topics
         self.routing = Routing(mappings, self._node)
         self._served: dict[int, _Served] = {}
         self._ports: dict[int, int] = {}  # a restarted coordinator listens where it did
@@ -68,10 +74,11 @@ class CoordinatorGroup:
     async def start_coordinator(self, c: int) -> CoordinatorService:
         if c in self._served:
             raise RuntimeError(f"coordinator {c} is running")
-        coordinator = BatchCoordinator(self.data, c, clock=self.clock)
+        coordinator = await asyncio.to_thread(self._open, c)
         service = CoordinatorService(coordinator, Node(self.node_ids(c), "", 0), routing=self.routing)
         stack = contextlib.AsyncExitStack()
-        stack.callback(coordinator.close)  # closed after the server stopped (stacks unwind backwards)
+        # closed after the server stopped (stacks unwind backwards)
+        stack.push_async_callback(asyncio.to_thread, coordinator.close)
         try:
             await stack.enter_async_context(service.listening((self.host, self._ports.get(c, 0))))
         except BaseException:
@@ -80,6 +87,10 @@ class CoordinatorGroup:
         self._ports[c] = service.node.port
         self._served[c] = _Served(coordinator, service, stack)
         return service
+
+    def _open(self, c: int) -> BatchCoordinator:
+        topic = self.topics(c) if self.topics is not None else None
+        return BatchCoordinator(self.data, c, clock=self.clock, topic=topic)
 
     async def stop_coordinator(self, c: int) -> None:
         """Stop serving coordinator ``c``: the requests in flight are answered, the state closed."""

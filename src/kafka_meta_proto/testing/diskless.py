@@ -1,8 +1,10 @@
 """The fake cluster's diskless side (``FakeCluster(diskless=True, coordinators=P)``).
 
 At the start, once the brokers are up, ``__diskless-metadata`` is created with P partitions and a
-``diskless.group.CoordinatorGroup`` serves the coordinator of each partition on its own port,
-under ``data_dir/diskless``. A coordinator stands for the broker leading its partition: it is
+``diskless.group.CoordinatorGroup`` serves the coordinator of each partition on its own port:
+coordinator ``c`` appends its state changes to partition ``c`` of that topic in this cluster
+(``diskless.kafka_topic``, real log segments in the brokers' directories, replicated as any
+topic) and keeps its SQLite state under ``data_dir/diskless``. A coordinator stands for the broker leading its partition: it is
 advertised with that broker's node id (as when it started) and its own port, since the brokers
 here speak Kafka's registry, where 93 and 94 mean other things. The coordinators route by the
 mapping in a running broker's metadata image, which follows the controller's log.
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..client import connect
 from ..diskless.group import CoordinatorGroup
+from ..diskless.kafka_topic import KafkaTopic
 from ..diskless_messages import REGISTRY as DISKLESS_REGISTRY
 from ..diskless_messages.assign_partition_to_batch_coordinator_request import (
     AssignPartitionToBatchCoordinatorRequest,
@@ -60,9 +63,10 @@ class DisklessSide:
             leader = topic.partitions[c].leader if topic is not None and c in topic.partitions else -1
             return leader
 
+        bootstrap = [broker.address for broker in cluster.brokers.values() if broker.running]
         self.group = CoordinatorGroup(cluster.data_dir / "diskless", self.partitions,
                                       lambda: _broker_image(cluster).diskless, host=cluster.host,
-                                      node_ids=node_id)  # fmt: skip
+                                      node_ids=node_id, topics=lambda c: KafkaTopic(bootstrap, c))  # fmt: skip
         await self.group.start()
 
     async def stop(self) -> None:
