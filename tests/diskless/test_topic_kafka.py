@@ -221,6 +221,7 @@ def test_the_command_keeps_its_state_in_the_cluster(cluster, tmp_path):
     assert proc.wait(30) == 0
 
 
+@pytest.mark.slow  # killed and restarted rounds: about 4 s
 def test_sigkill_during_commits_loses_nothing_acknowledged(cluster, tmp_path):
     kill_rounds(tmp_path, rounds=2, seed=3, extra=("--bootstrap", cluster.bootstrap),
                 topic=lambda: KafkaTopic(bootstrap(cluster)))  # fmt: skip

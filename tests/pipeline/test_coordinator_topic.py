@@ -29,6 +29,9 @@ from kafka_meta_proto.diskless_messages.remove_diskless_topic_record import Remo
 from kafka_meta_proto.log.segment import list_segments
 from kafka_meta_proto.pipeline.diskless_audit import run_coordinator_audit
 
+# A Spark job of its own (15-20 s of a worker): the slow tier, which .ci/run runs.
+pytestmark = pytest.mark.slow
+
 P0, P1, Q0 = TopicIdPartition(T1, 0), TopicIdPartition(T1, 1), TopicIdPartition(T2, 0)
 NOW = 1_700_000_000_000
 

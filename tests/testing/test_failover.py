@@ -69,6 +69,7 @@ def paced(sent: list[str]):
 # --- confluent-kafka --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # librdkafka's retries through the fencing: about 4 s
 def test_confluent_kafka_fails_over_and_loses_no_acknowledged_record(fake_kafka_factory):
     confluent = pytest.importorskip("confluent_kafka", reason="confluent-kafka is not installed")
     cluster = start_cluster(fake_kafka_factory)
