@@ -18,9 +18,7 @@ from diskless.helpers import T1, Clock, batch
 from diskless.test_crash import kill_rounds
 from diskless.test_restart import P0, populate
 from diskless.test_wire import entry, start_command
-from diskless.wire_client import Caller, served
-from kafka_meta_proto import DISKLESS_REGISTRY
-from kafka_meta_proto.client import connect
+from diskless.wire_client import served, talk
 from kafka_meta_proto.diskless import BatchCoordinator
 from kafka_meta_proto.diskless.coordinator import state_file
 from kafka_meta_proto.diskless.kafka_topic import KafkaTopic, TopicError
@@ -198,10 +196,6 @@ def test_a_second_writer_voids_the_stale_ones_batches(cluster, tmp_path):
 
 
 def test_the_command_keeps_its_state_in_the_cluster(cluster, tmp_path):
-    async def talk(host, port, work):
-        async with await connect(host, port, client_id="t", registry=DISKLESS_REGISTRY) as conn:
-            return await work(Caller(conn))
-
     async def first(call):
         await call.init({T1: 1})
         return await call.commit(1, [entry(T1, 0, "o", count=3)])

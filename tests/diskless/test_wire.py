@@ -10,9 +10,7 @@ import subprocess
 import sys
 
 from diskless.helpers import T1, T2, Clock
-from diskless.wire_client import Caller, served
-from kafka_meta_proto import DISKLESS_REGISTRY
-from kafka_meta_proto.client import connect
+from diskless.wire_client import served, talk
 from kafka_meta_proto.diskless import BatchCoordinator
 from kafka_meta_proto.diskless.service import Node, parse_batch_key
 from kafka_meta_proto.error_codes import ErrorCode as E
@@ -115,10 +113,6 @@ def start_command(data, *extra):
 
 
 def test_the_command_keeps_its_state_across_restarts_and_stops_on_sigterm(tmp_path):
-    async def talk(host, port, work):
-        async with await connect(host, port, client_id="t", registry=DISKLESS_REGISTRY) as conn:
-            return await work(Caller(conn))
-
     async def first(call):
         await call.init({T1: 1})
         return await call.commit(1, [entry(T1, 0, "o", count=3)])

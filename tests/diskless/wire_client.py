@@ -22,6 +22,12 @@ async def served(coordinator, leader=None):
             yield Caller(conn), service
 
 
+async def talk(host, port, work):
+    """``work(caller)`` over a fresh connection to the coordinator at host:port; its result."""
+    async with await connect(host, port, client_id="t", registry=DISKLESS_REGISTRY) as conn:
+        return await work(Caller(conn))
+
+
 class Caller:
     def __init__(self, conn):
         self.conn = conn
