@@ -28,6 +28,7 @@ import asyncio
 import os
 import random
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -35,8 +36,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from kafka_meta_proto import DISKLESS_REGISTRY
-from kafka_meta_proto.client import connect
+from kafka_meta_proto import DISKLESS_REGISTRY, protocol
 from kafka_meta_proto.message import Message
 from kafka_meta_proto.diskless.coordinator import BatchCoordinator
 from kafka_meta_proto.diskless.types import CreateTopicAndPartitionsRequest
@@ -54,6 +54,15 @@ FIND_BYTES = 1 << 20  # a consumer's default fetch.max.bytes
 FIND_SQL = ("SELECT batch_id, object_key, byte_offset, size, base_offset, last_offset, log_append_time, "
             "batch_max_timestamp, timestamp_type, producer_id, producer_epoch, base_sequence, last_sequence "
             "FROM batches WHERE topic_id = ? AND partition = ? AND last_offset >= ? ORDER BY last_offset")  # fmt: skip
+
+
+KEY_WIDTH = 12  # object keys "o-0000000001": one width, so a request's bytes are patched in place
+TEMPLATES = 256  # requests encoded before the clock starts (random partitions, offsets), sent in turn
+CHECK_EVERY = 16  # one answer in this many is decoded and its error codes checked
+
+
+def object_key(n: int) -> str:
+    return f"o-{n:0{KEY_WIDTH - 2}d}"
 
 
 def commit_request(key: str, partitions: int) -> Message:
@@ -76,21 +85,62 @@ def percentiles(latencies: list[float]) -> str:
     return f"p50 {q[49] * 1e3:.2f} ms, p99 {q[98] * 1e3:.2f} ms"
 
 
-async def drive(
-    host: str, port: int, clients: int, seconds: float, make: Callable[[int], Message]
-) -> tuple[int, list[float]]:
-    """Requests from ``make(n)`` sent back to back on ``clients`` connections for ``seconds``."""
+class Requests:
+    """Requests encoded before the clock starts: a send patches the correlation id (and a
+    commit's object key, unique a request) into a copy of one of them, so the callers (on the
+    same cores as the coordinator) spend little of the machine. The coordinator sees exactly the
+    bytes a client of the generated classes would send."""
+
+    CORRELATION_AT = 8  # size (4), api key (2), api version (2)
+
+    def __init__(self, make: Callable[[], Message], keyed: bool):
+        placeholder = object_key(0).encode()
+        self.templates = [protocol.encode_request(make(), 0, 0, "bench", registry=DISKLESS_REGISTRY)
+                          for _ in range(TEMPLATES)]  # fmt: skip
+        self.placeholder = placeholder if keyed else None
+        self.count = 0
+
+    def next(self) -> tuple[int, bytes]:
+        """(correlation id, the request's bytes)."""
+        n = self.count = self.count + 1
+        data = self.templates[n % TEMPLATES]
+        if self.placeholder is not None:
+            data = data.replace(self.placeholder, object_key(n).encode())
+        out = bytearray(data)
+        struct.pack_into(">i", out, self.CORRELATION_AT, n)
+        return n, bytes(out)
+
+
+def answer_errors(api_key: int, payload: bytes) -> list[int]:
+    """The error codes of one answer (its frame without the size), decoded whole."""
+    response = protocol.decode_response(payload, api_key, 0, size_prefix=False, registry=DISKLESS_REGISTRY)
+    return [p.error_code for t in getattr(response.body, "topics", None) or response.body.responses
+            for p in t.partitions]  # fmt: skip
+
+
+async def drive(host: str, port: int, clients: int, seconds: float, requests: Requests, api_key: int) -> tuple[int, list[float]]:
+    """``requests`` sent back to back on ``clients`` connections for ``seconds``, one in flight
+    on each; every answer's correlation id is checked, one in CHECK_EVERY decoded, and an answer
+    with an error stops the run (a bench that measures refusals measures nothing)."""
     latencies: list[float] = []
-    counter = iter(range(1 << 40))
     end = time.perf_counter() + seconds
 
     async def one() -> None:
-        async with await connect(host, port, client_id="bench", registry=DISKLESS_REGISTRY) as conn:
+        reader, writer = await asyncio.open_connection(host, port)
+        try:
             while time.perf_counter() < end:
-                request = make(next(counter))
+                correlation_id, data = requests.next()
                 start = time.perf_counter()
-                await conn.send(request)
+                writer.write(data)
+                size = int.from_bytes(await reader.readexactly(4), "big")
+                payload = await reader.readexactly(size)
                 latencies.append(time.perf_counter() - start)
+                if int.from_bytes(payload[:4], "big") != correlation_id:
+                    raise RuntimeError(f"answer to {correlation_id} expected, got {payload[:4].hex()}")
+                if correlation_id % CHECK_EVERY == 0 and any(answer_errors(api_key, payload)):
+                    raise RuntimeError(f"request {correlation_id} refused: {answer_errors(api_key, payload)}")
+        finally:
+            writer.close()
 
     await asyncio.gather(*(one() for _ in range(clients)))
     return len(latencies), latencies
@@ -194,14 +244,14 @@ def bench_commits(partitions: int, args: argparse.Namespace, tmp: Path) -> None:
     find_offsets, finds = 0, None
     try:
         cpu = process_cpu(proc.pid)
-        count, latencies = asyncio.run(drive(host, port, args.clients, args.seconds,
-                                             lambda n: commit_request(f"o-{n}", partitions)))  # fmt: skip
+        commits = Requests(lambda: commit_request(object_key(0), partitions), keyed=True)
+        count, latencies = asyncio.run(drive(host, port, args.clients, args.seconds, commits, 94))
         commit_cpu = (process_cpu(proc.pid) - cpu) / count
         find_offsets = count // 10  # the first tenth of a partition's offsets (about count each)
         if partitions == 10:
             cpu = process_cpu(proc.pid)
-            found, find_latencies = asyncio.run(drive(host, port, args.clients, args.seconds,
-                                                      lambda n: find_request(find_offsets)))  # fmt: skip
+            finds_made = Requests(lambda: find_request(find_offsets), keyed=False)
+            found, find_latencies = asyncio.run(drive(host, port, args.clients, args.seconds, finds_made, 97))
             finds = (found, find_latencies, (process_cpu(proc.pid) - cpu) / found)
     finally:
         proc.terminate()

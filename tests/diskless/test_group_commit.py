@@ -9,9 +9,11 @@ import threading
 
 import pytest
 
-from diskless.helpers import T1, Clock, batch
+from diskless.helpers import T1, T2, Clock, batch
 from kafka_meta_proto.diskless import BatchCoordinator
 from kafka_meta_proto.diskless.group_commit import GroupCommitter
+from kafka_meta_proto.diskless.store import Store
+from kafka_meta_proto.diskless_messages.diskless_topic_record import DisklessTopicRecord as TopicRecord
 from kafka_meta_proto.diskless.types import CreateTopicAndPartitionsRequest, FindBatchRequest, TopicIdPartition
 from kafka_meta_proto.log import list_segments
 from kafka_meta_proto.log.segment import SegmentReader
@@ -59,6 +61,33 @@ def test_a_failing_decision_fails_alone(tmp_path):
         first, failed, second = asyncio.run(scenario(c))
         assert isinstance(failed, ValueError)
         assert (first[0][0].assigned_base_offset, second[0][0].assigned_base_offset) == (0, 3)
+
+
+def test_a_failing_decision_leaves_no_change(tmp_path):
+    """What a decision applied before it raised is undone, and is not in the log either."""
+
+    def half_done(emit):
+        emit(TopicRecord(topic_id=T2, num_partitions=3))
+        raise RuntimeError("changed its mind")
+
+    async def scenario(c):
+        group = GroupCommitter(c)
+        await group.write(c.create_decision([CreateTopicAndPartitionsRequest(T1, "t", 1)]))
+        return await asyncio.gather(
+            group.write(half_done),
+            group.write(c.commit_decision([("a", 1, 100, [batch(P0, 3)])])),
+            return_exceptions=True,
+        )
+
+    with BatchCoordinator(tmp_path, clock=Clock()) as c:
+        failed, committed = asyncio.run(scenario(c))
+        assert isinstance(failed, RuntimeError) and committed[0][0].assigned_base_offset == 0
+        assert c.store.num_partitions(T2) is None
+    with BatchCoordinator(tmp_path, clock=Clock()) as c:  # rebuilt from the log alone
+        c.store.close()
+        c.store = Store(tmp_path / "rebuilt.sqlite")
+        c.catch_up()
+        assert c.store.num_partitions(T2) is None and c.store.offsets(T1, 0) == (0, 3)
 
 
 def test_reads_during_the_fsync_see_only_what_is_committed(tmp_path, monkeypatch):
