@@ -60,12 +60,10 @@ def test_a_commit_reads_its_partitions_by_primary_key_and_producers_by_their_ind
             lambda: c.commit_file("o9", 1, 400, [batch(tp, producer=(7, 0, 30)) for tp in tps]),
         )
         partition_reads = [plan for sql, plan in found.items() if "FROM partitions" in sql]
-        # one statement for the four partitions, by the primary key
-        assert len(partition_reads) == 1
-        assert (
-            partition_reads[0][0]
-            == "SEARCH partitions USING PRIMARY KEY (topic_id=? AND partition=?)"
-        )
+        # one statement for the four partitions, a range of the primary key (they are close)
+        assert partition_reads == [
+            ["SEARCH partitions USING PRIMARY KEY (topic_id=? AND partition>? AND partition<?)"]
+        ]
         producer_reads = [plan for sql, plan in found.items() if "producer_id =" in sql]
         assert producer_reads, "an idempotent batch looks its producer up"
         for plan in producer_reads:
@@ -73,6 +71,19 @@ def test_a_commit_reads_its_partitions_by_primary_key_and_producers_by_their_ind
             assert plan == [
                 "SEARCH batches USING INDEX batches_by_producer_id (topic_id=? AND partition=? AND producer_id=?)"
             ]
+
+
+def test_offsets_of_partitions_far_apart_are_looked_up_by_key(tmp_path):
+    with coordinator_with_batches(tmp_path) as c:
+        c.create_topic_and_partitions([CreateTopicAndPartitionsRequest(T1, "t", 1000)])
+        found = plans(c.store, lambda: c.store.partition_offsets(T1, [0, 500, 999]))
+        # each asked partition by the primary key, not a walk over the thousand
+        [plan] = found.values()
+        assert plan[0] == "SEARCH partitions USING PRIMARY KEY (topic_id=? AND partition=?)"
+        assert not any(step.startswith("SCAN partitions") for step in plan)
+        assert c.store.partition_offsets(T1, [0, 500, 999, 1000]) == {
+            0: (0, 30), 500: (0, 0), 999: (0, 0)
+        }
 
 
 def test_many_partitions_offsets_in_one_statement_answer_like_one_at_a_time(tmp_path):
@@ -85,3 +96,4 @@ def test_many_partitions_offsets_in_one_statement_answer_like_one_at_a_time(tmp_
         assert expected[0] == (0, 30)
         assert store.partition_offsets(T2, [0, 1]) == {}  # an unknown topic
         assert store.partition_offsets(Uuid.ZERO_UUID, []) == {}
+        assert store.partition_offsets(T1, [3, 0, 3]) == {0: (0, 30), 3: (0, 30)}  # repeats once

@@ -106,8 +106,10 @@ class ObjectCommit:
 
     def decide(self, batch: CommitBatchRequest) -> CommitBatchResponse:
         tp = batch.topic_id_partition
-        state = self._state(tp)
-        if isinstance(state, int):
+        state = self.partitions.get(tp)
+        if state is None:
+            state = self._keep(tp, self.store.offsets(tp.topic_id, tp.partition))
+        if isinstance(state, int):  # the error refusing the partition
             return CommitBatchResponse(state)
         if malformed(batch):
             return CommitBatchResponse(ErrorCode.INVALID_REQUEST)
@@ -121,12 +123,6 @@ class ObjectCommit:
         self.accepted.append(self._entry(batch, base, last))
         append_time = self.now if batch.message_timestamp_type == LOG_APPEND_TIME else NO_TIMESTAMP
         return CommitBatchResponse(ErrorCode.NONE, base, append_time, log_start)
-
-    def _state(self, tp: TopicIdPartition) -> list[int] | int:
-        known = self.partitions.get(tp)
-        if known is None:
-            known = self._keep(tp, self.store.offsets(tp.topic_id, tp.partition))
-        return known
 
     def _keep(self, tp: TopicIdPartition, offsets: tuple[int, int] | None) -> list[int] | int:
         """Keep a partition's state from its offsets in the state (None: it has none)."""

@@ -44,6 +44,7 @@ Write = Callable[[Decide], Awaitable[Any]]
 # whether the coordinator owns a partition (topic id, partition index)
 Owns = Callable[[Uuid, int], bool]
 NOT_COORDINATOR = ErrorCode.NOT_COORDINATOR
+NOT_OWNED = CommitBatchResponse(NOT_COORDINATOR)  # a commit's answer for a partition not owned
 _Asked = TypeVar("_Asked")
 _Answer = TypeVar("_Answer")
 
@@ -104,22 +105,27 @@ def _commit_result(p: commit_req.CommitBatchesTopicPartition, a: CommitBatchResp
 async def commit_batches(
     coordinator: BatchCoordinator, write: Write, request: commit_req.CommitBatchesRequest, owns: Owns
 ) -> Message:
-    entries = [(t.topic_id, p) for b in request.batches for t in b.topics for p in t.partitions]
-    answers: dict[int, CommitBatchResponse] = {}
-    by_key: dict[str, list[int]] = {}  # object key -> indexes of its entries this coordinator owns
-    for index, (topic_id, p) in enumerate(entries):
-        if owns(topic_id, p.partition_index):
-            by_key.setdefault(p.object_key, []).append(index)
-        else:
-            answers[index] = CommitBatchResponse(NOT_COORDINATOR)
+    asked: list[CommitBatchRequest | None] = []  # in request order; None: not this coordinator's
+    by_key: dict[str, list[int]] = {}  # object key -> indexes of its entries in ``asked``
+    for b in request.batches:
+        for t in b.topics:
+            topic_id = t.topic_id
+            for p in t.partitions:
+                if owns(topic_id, p.partition_index):
+                    by_key.setdefault(p.object_key, []).append(len(asked))
+                    asked.append(_commit_request(topic_id, p))
+                else:
+                    asked.append(None)
     objects: list[ObjectBatches] = []
     for key, indexes in by_key.items():
-        batches = [_commit_request(*entries[i]) for i in indexes]
+        batches: list[CommitBatchRequest] = [asked[i] for i in indexes]  # type: ignore[misc]
         size = max(max(b.byte_offset, 0) + max(b.size, 0) for b in batches)
         objects.append((key, request.broker_id, size, batches))
+    answers = [NOT_OWNED] * len(asked)
     committed = await write(coordinator.commit_decision(objects)) if objects else []
     for indexes, results in zip(by_key.values(), committed):
-        answers.update(zip(indexes, results))
+        for index, result in zip(indexes, results):
+            answers[index] = result
     topics, at = [], 0
     for b in request.batches:
         for t in b.topics:
