@@ -8,6 +8,11 @@ latency percentiles, next to the floors of its store and its log.
   C connections commit (one object a request, one batch per partition) or find (one partition,
   a random offset, 1 MiB as a consumer's default fetch asks) back to back for S seconds;
   latencies are measured by the callers. Batches are 16 KiB (a producer's default batch.size).
+  The callers send requests encoded before the clock starts (a copy with its correlation id and
+  object key patched in), so on a machine they share with the coordinator they take little of
+  it; every answer's correlation id is checked and one in CHECK_EVERY decoded for its errors.
+- **ceiling**: the same command answering FindCoordinator from memory: the server framework,
+  connections and callers alone, the most any request can reach.
 - **SQLite floor**: the coordinator's log replayed into a fresh ``Store``, one transaction a log
   batch (a log batch is one group commit), the same pragmas: the same state changes with the
   same durability. Finds: the find's two statements, rows read until 1 MiB.
@@ -35,6 +40,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from kafka_meta_proto import DISKLESS_REGISTRY, protocol
 from kafka_meta_proto.message import Message
@@ -56,6 +62,7 @@ FIND_SQL = ("SELECT batch_id, object_key, byte_offset, size, base_offset, last_o
             "FROM batches WHERE topic_id = ? AND partition = ? AND last_offset >= ? ORDER BY last_offset")  # fmt: skip
 
 
+FIND_COORDINATOR = 10
 KEY_WIDTH = 12  # object keys "o-0000000001": one width, so a request's bytes are patched in place
 TEMPLATES = 256  # requests encoded before the clock starts (random partitions, offsets), sent in turn
 CHECK_EVERY = 16  # one answer in this many is decoded and its error codes checked
@@ -93,9 +100,11 @@ class Requests:
 
     CORRELATION_AT = 8  # size (4), api key (2), api version (2)
 
-    def __init__(self, make: Callable[[], Message], keyed: bool):
+    def __init__(self, make: Callable[[], Message], keyed: bool, version: int = 0):
         placeholder = object_key(0).encode()
-        self.templates = [protocol.encode_request(make(), 0, 0, "bench", registry=DISKLESS_REGISTRY)
+        first = make()
+        self.api_key, self.version = first.API_KEY, version
+        self.templates = [protocol.encode_request(make(), version, 0, "bench", registry=DISKLESS_REGISTRY)
                           for _ in range(TEMPLATES)]  # fmt: skip
         self.placeholder = placeholder if keyed else None
         self.count = 0
@@ -111,14 +120,16 @@ class Requests:
         return n, bytes(out)
 
 
-def answer_errors(api_key: int, payload: bytes) -> list[int]:
+def answer_errors(requests: Requests, payload: bytes) -> list[int]:
     """The error codes of one answer (its frame without the size), decoded whole."""
-    response = protocol.decode_response(payload, api_key, 0, size_prefix=False, registry=DISKLESS_REGISTRY)
-    return [p.error_code for t in getattr(response.body, "topics", None) or response.body.responses
-            for p in t.partitions]  # fmt: skip
+    body: Any = protocol.decode_response(payload, requests.api_key, requests.version, size_prefix=False,
+                                         registry=DISKLESS_REGISTRY).body  # fmt: skip
+    if requests.api_key == FIND_COORDINATOR:
+        return [c.error_code for c in body.coordinators]
+    return [p.error_code for t in getattr(body, "topics", None) or body.responses for p in t.partitions]
 
 
-async def drive(host: str, port: int, clients: int, seconds: float, requests: Requests, api_key: int) -> tuple[int, list[float]]:
+async def drive(host: str, port: int, clients: int, seconds: float, requests: Requests) -> tuple[int, list[float]]:
     """``requests`` sent back to back on ``clients`` connections for ``seconds``, one in flight
     on each; every answer's correlation id is checked, one in CHECK_EVERY decoded, and an answer
     with an error stops the run (a bench that measures refusals measures nothing)."""
@@ -137,8 +148,8 @@ async def drive(host: str, port: int, clients: int, seconds: float, requests: Re
                 latencies.append(time.perf_counter() - start)
                 if int.from_bytes(payload[:4], "big") != correlation_id:
                     raise RuntimeError(f"answer to {correlation_id} expected, got {payload[:4].hex()}")
-                if correlation_id % CHECK_EVERY == 0 and any(answer_errors(api_key, payload)):
-                    raise RuntimeError(f"request {correlation_id} refused: {answer_errors(api_key, payload)}")
+                if correlation_id % CHECK_EVERY == 0 and any(answer_errors(requests, payload)):
+                    raise RuntimeError(f"request {correlation_id} refused: {answer_errors(requests, payload)}")
         finally:
             writer.close()
 
@@ -245,13 +256,13 @@ def bench_commits(partitions: int, args: argparse.Namespace, tmp: Path) -> None:
     try:
         cpu = process_cpu(proc.pid)
         commits = Requests(lambda: commit_request(object_key(0), partitions), keyed=True)
-        count, latencies = asyncio.run(drive(host, port, args.clients, args.seconds, commits, 94))
+        count, latencies = asyncio.run(drive(host, port, args.clients, args.seconds, commits))
         commit_cpu = (process_cpu(proc.pid) - cpu) / count
         find_offsets = count // 10  # the first tenth of a partition's offsets (about count each)
         if partitions == 10:
             cpu = process_cpu(proc.pid)
             finds_made = Requests(lambda: find_request(find_offsets), keyed=False)
-            found, find_latencies = asyncio.run(drive(host, port, args.clients, args.seconds, finds_made, 97))
+            found, find_latencies = asyncio.run(drive(host, port, args.clients, args.seconds, finds_made))
             finds = (found, find_latencies, (process_cpu(proc.pid) - cpu) / found)
     finally:
         proc.terminate()
@@ -274,6 +285,25 @@ def bench_commits(partitions: int, args: argparse.Namespace, tmp: Path) -> None:
               f"CPU a request {finds[2] * 1e3:.2f} ms, floor's {find_cpu * 1e3:.2f} ms: {verdict(find_cpu / finds[2])}")  # fmt: skip
 
 
+def bench_ceiling(args: argparse.Namespace, tmp: Path) -> None:
+    """The server alone: FindCoordinator (v7, a ``read:`` batch key) answered from memory by the
+    same command, through the same server framework, connections and driver. No request that
+    reaches the coordinator's state can go faster; a floor above twice this rate cannot be met
+    by halves, whatever the coordinator does."""
+    proc, host, port = start_coordinator(tmp / "ceiling")
+    key = f"read:{TOPIC}:0"
+    requests = Requests(lambda: M("FindCoordinatorRequest")(key_type=3, coordinator_keys=[key]), False, 7)
+    try:
+        cpu = process_cpu(proc.pid)
+        count, latencies = asyncio.run(drive(host, port, args.clients, args.seconds, requests))
+        cpu_each = (process_cpu(proc.pid) - cpu) / count
+    finally:
+        proc.terminate()
+        proc.wait()
+    print(f"ceiling: FindCoordinator from memory: {count / args.seconds:6.0f} requests/s, {percentiles(latencies)}; "
+          f"CPU a request {cpu_each * 1e3:.2f} ms")  # fmt: skip
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=float, default=5.0)
@@ -286,6 +316,7 @@ def main() -> None:
         args.seconds = 1.0
     with tempfile.TemporaryDirectory() as tmp:
         print(f"{args.clients} connections, {args.seconds:.0f} s each run")
+        bench_ceiling(args, Path(tmp))
         for partitions in args.partitions:
             bench_commits(partitions, args, Path(tmp))
 
