@@ -105,7 +105,8 @@ class Registry:
             module = self._modules.get(name)
             if module is None:
                 if self.base is not None and name in self.base._known_names():
-                    return self.base.message_class(name)
+                    cls = self._classes[name] = self.base.message_class(name)  # asked per request
+                    return cls
                 raise KeyError(f"no message named {name!r} in {self.package}{self._suggest(name)}")
             cls = getattr(importlib.import_module(f"{self.package}.{module}"), name)
             self._classes[name] = cls
