@@ -37,27 +37,23 @@ Topic = tuple[Uuid, list[tuple[int, FoundRows]]]
 
 def encoded(topics: list[Topic]) -> EncodedBody:
     """The answer's body, the entries in the order given."""
-    out = bytearray(uvarint(len(topics) + 1))
+    parts = [uvarint(len(topics) + 1)]
     for topic_id, partitions in topics:
-        out += topic_id.bytes
-        out += uvarint(sum(len(found.rows) or 1 for _, found in partitions) + 1)
+        parts += (topic_id.bytes, uvarint(sum(len(found.rows) or 1 for _, found in partitions) + 1))
         for index, found in partitions:
-            _write_entries(out, index, found)
-        out += _NO_TAGS
-    out += _NO_TAGS
-    return EncodedBody(API_KEY, VERSION, True, bytes(out))
+            _add_entries(parts, index, found)
+        parts.append(_NO_TAGS)
+    parts.append(_NO_TAGS)
+    return EncodedBody(API_KEY, VERSION, True, b"".join(parts))
 
 
-def _write_entries(out: bytearray, index: int, found: FoundRows) -> None:
+def _add_entries(parts: list[bytes], index: int, found: FoundRows) -> None:
     """One partition's entries: one a row (``FOUND_WIRE_COLUMNS``), or one without a batch."""
     head = _PARTITION.pack(index, found.error, found.log_start_offset, found.high_watermark)
     if not found.rows:
-        out += head
-        out += _NO_BATCH
+        parts += (head, _NO_BATCH)
         return
-    pack, lengths = _BATCH.pack, _SHORT_LENGTHS
-    for key, *fields in found.rows:
-        out += head
-        out += lengths[len(key)] if len(key) < 127 else uvarint(len(key) + 1)
-        out += key
-        out += pack(*fields)
+    pack, lengths, add = _BATCH.pack, _SHORT_LENGTHS, parts.extend
+    for row in found.rows:
+        key = row[0]
+        add((head, lengths[len(key)] if len(key) < 127 else uvarint(len(key) + 1), key, pack(*row[1:])))
