@@ -46,7 +46,7 @@ from kafka_meta_proto import DISKLESS_REGISTRY, protocol
 from kafka_meta_proto.message import Message
 from kafka_meta_proto.diskless.coordinator import BatchCoordinator
 from kafka_meta_proto.diskless.types import CreateTopicAndPartitionsRequest
-from kafka_meta_proto.diskless.store import LogPosition, Store
+from kafka_meta_proto.diskless.store import FOUND_SIZE, FOUND_WIRE_COLUMNS, LogPosition, Store, found_sql
 from kafka_meta_proto.diskless_messages.diskless_commit_record import DisklessCommitRecord
 from kafka_meta_proto.diskless.topic_log import LogAppender, LogTail, partition_dir
 from kafka_meta_proto.uuid import Uuid
@@ -56,10 +56,8 @@ TOPIC = Uuid(bytes(range(1, 17)))
 PARTITIONS = 100
 BATCH_BYTES = 16384  # a batch of a producer's default batch.size: a 1 MiB find gives 64 of them
 FIND_BYTES = 1 << 20  # a consumer's default fetch.max.bytes
-# what a find reads of each batch (the design's BatchInfo: Store.found_rows_from), the size 4th
-FIND_SQL = ("SELECT batch_id, object_key, byte_offset, size, base_offset, last_offset, log_append_time, "
-            "batch_max_timestamp, timestamp_type, producer_id, producer_epoch, base_sequence, last_sequence "
-            "FROM batches WHERE topic_id = ? AND partition = ? AND last_offset >= ? ORDER BY last_offset")  # fmt: skip
+# the statement a find over the wire sends for a partition's batches (Store.found_rows_from)
+FIND_SQL = found_sql(FOUND_WIRE_COLUMNS)
 
 
 FIND_COORDINATOR = 10
@@ -175,10 +173,10 @@ def sql_find(store: Store, partition: int, offset: int, max_bytes: int) -> int:
     ).fetchone()
     found, room = 0, max_bytes
     for row in store.db.execute(FIND_SQL, (topic, partition, offset)):
-        if found and row[3] > room:
+        if found and row[FOUND_SIZE] > room:
             break
         found += 1
-        room -= row[3]
+        room -= row[FOUND_SIZE]
     return found
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, Generic, Protocol, TypeVar, overload
 
 from .errors import DecodeError, UnsupportedVersionDecodeError, UnsupportedVersionError
 from .message import BytesLike, Message
@@ -20,6 +20,19 @@ from .wire import INT32
 
 # The class of a response body: decode_response(data, FetchResponse, v).body is a FetchResponse.
 _Body = TypeVar("_Body", bound=Message)
+
+
+class ResponseBody(Protocol):
+    """What ``encode_response`` asks of a body: a ``Message``, or a body encoded already
+    (``server.EncodedBody``)."""
+
+    @property
+    def API_KEY(self) -> int | None: ...  # noqa: N802 (Message's name)
+
+    def is_flexible(self, version: int) -> bool: ...
+
+    def encode_into(self, out: bytearray, version: int) -> None: ...
+
 
 API_VERSIONS_KEY = 18
 CONTROLLED_SHUTDOWN_KEY = 7
@@ -185,7 +198,7 @@ def _decode_part(cls: type[_Body], payload: bytes, version: int, pos: int, base:
 
 
 def encode_response(
-    body: Message, api_version: int, correlation_id: int, *, registry: RegistryLike = REGISTRY, size_prefix: bool = True
+    body: ResponseBody, api_version: int, correlation_id: int, *, registry: RegistryLike = REGISTRY, size_prefix: bool = True
 ) -> bytes:
     # Kafka gives a request and its response the same flexible versions; ApiVersions answers in v0.
     hv = 0 if body.API_KEY == API_VERSIONS_KEY else (1 if body.is_flexible(api_version) else 0)

@@ -280,6 +280,10 @@ class BatchCoordinator:
     def find_batches(self, requests: list[FindBatchRequest], fetch_max_bytes: int) -> list[FindBatchResponse]:
         return reads.find_batches(self._read(), requests, fetch_max_bytes)
 
+    def found_rows(self, requests: list[FindBatchRequest], fetch_max_bytes: int, columns: str) -> list[reads.FoundRows]:
+        """``find_batches``' batches as rows of ``columns`` (the wire encodes its answer from them)."""
+        return reads.found_rows(self._read(), requests, fetch_max_bytes, columns)
+
     def list_offsets(self, requests: list[ListOffsetsRequest]) -> list[ListOffsetsResponse]:
         store = self._read()
         return [reads.list_offset(store, request) for request in requests]

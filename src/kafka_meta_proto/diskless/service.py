@@ -28,7 +28,7 @@ from ..diskless_messages.find_coordinator_request import FindCoordinatorRequest
 from ..diskless_messages.find_coordinator_response import Coordinator, FindCoordinatorResponse
 from ..error_codes import ErrorCode
 from ..message import Message
-from ..server import Handler, RequestContext, Server
+from ..server import EncodedBody, Handler, RequestContext, Server
 from ..uuid import Uuid
 from . import wire
 from .coordinator import BatchCoordinator
@@ -90,7 +90,7 @@ class CoordinatorService:
         return self.routing is None or self.routing.owner(topic_id, partition) == self.coordinator.partition
 
     def _serving(self, call: wire.Call) -> Handler:
-        async def handler(context: RequestContext) -> Message:
+        async def handler(context: RequestContext) -> Message | EncodedBody:
             return await call(self.coordinator, self.writes.write, context.body, self.owns)
 
         return handler

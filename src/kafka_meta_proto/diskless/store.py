@@ -92,15 +92,26 @@ BATCH_COLUMNS = (
     "log_append_time, batch_max_timestamp, timestamp_type, producer_id, producer_epoch, "
     "base_sequence, last_sequence"
 )
-# what a find gives of each batch: the design's BatchInfo fields, in its order (the partition is
-# the one asked for); the query walks batches_by_offset from the offset and stops at the bytes
-# wanted (EXPLAIN QUERY PLAN: SEARCH batches USING INDEX batches_by_offset (topic_id=? AND
-# partition=? AND last_offset>?), no sort)
-FOUND_COLUMNS = (
-    "batch_id, object_key, byte_offset, size, base_offset, last_offset, log_append_time, "
-    "batch_max_timestamp, timestamp_type, producer_id, producer_epoch, base_sequence, last_sequence"
+# what a find gives of each batch, in the order of FindDisklessBatchesResponse's batch fields:
+# the object key as its UTF-8 bytes (as the answer carries it) and the timestamp Kafka reports
+# (the append time under LOG_APPEND_TIME, kept in ``timestamp``); then what the plugin
+# interface's BatchInfo has besides. The query walks batches_by_offset from the offset and stops
+# at the bytes wanted (EXPLAIN QUERY PLAN: SEARCH batches USING INDEX batches_by_offset
+# (topic_id=? AND partition=? AND last_offset>?), no sort)
+FOUND_WIRE_COLUMNS = (
+    "CAST(object_key AS BLOB), byte_offset, size, base_offset, last_offset, timestamp, "
+    "timestamp_type, producer_id, producer_epoch, base_sequence, last_sequence"
 )
-FOUND_SIZE = 3  # the size's place in a FOUND_COLUMNS row
+FOUND_COLUMNS = FOUND_WIRE_COLUMNS + ", batch_id, log_append_time, batch_max_timestamp"
+FOUND_SIZE = 2  # the size's place in a row of either
+
+
+def found_sql(columns: str) -> str:
+    """The statement of ``Store.found_rows_from``, for the benchmark's floor too."""
+    return (
+        f"SELECT {columns} FROM batches WHERE topic_id = ? AND partition = ? "
+        "AND last_offset >= ? ORDER BY last_offset"
+    )
 
 
 @dataclass(frozen=True)
@@ -310,14 +321,13 @@ class Store:
         )
         return {p: (start, end) for p, start, end in rows}
 
-    def found_rows_from(self, topic_id: Uuid, partition: int, offset: int) -> Iterator[tuple[Any, ...]]:
-        """The partition's batches holding ``offset`` or later, in offset order, as
-        ``FOUND_COLUMNS`` rows (read lazily: a find stops when it has the bytes it wants)."""
-        return self.db.execute(
-            f"SELECT {FOUND_COLUMNS} FROM batches WHERE topic_id = ? AND partition = ? "
-            "AND last_offset >= ? ORDER BY last_offset",
-            (topic_id.bytes, partition, offset),
-        )
+    def found_rows_from(
+        self, topic_id: Uuid, partition: int, offset: int, columns: str = FOUND_COLUMNS
+    ) -> Iterator[tuple[Any, ...]]:
+        """The partition's batches holding ``offset`` or later, in offset order, as rows of
+        ``columns`` (``FOUND_COLUMNS`` or ``FOUND_WIRE_COLUMNS``), read lazily: a find stops
+        when it has the bytes it wants."""
+        return self.db.execute(found_sql(columns), (topic_id.bytes, partition, offset))
 
     def producer_batches(
         self, topic_id: Uuid, partition: int, producer_id: int, limit: int

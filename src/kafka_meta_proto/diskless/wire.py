@@ -6,7 +6,8 @@ its furthest batch (the request has no size field), and all objects committed in
 Its answer has one topic entry per ``Batches[]`` and topic of the request, partitions in request
 order. FindDisklessBatches answers one partition entry per batch found; a partition with no
 batch to give (an error, or an offset at the high watermark) gets one entry with its error, log
-start offset and high watermark, an empty object key and -1 in the batch fields.
+start offset and high watermark, an empty object key and -1 in the batch fields. That answer is
+written straight from the store's rows (``find_answer``), not built from message objects.
 
 Each call is told which partitions its coordinator owns (``owns``; with several coordinators,
 each owns the partitions mapped to it): an entry of a partition it does not own is answered
@@ -25,18 +26,20 @@ from ..diskless_messages import delete_diskless_records_response as delete_recor
 from ..diskless_messages import delete_diskless_topics_request as delete_topics_req
 from ..diskless_messages import delete_diskless_topics_response as delete_topics_res
 from ..diskless_messages import find_diskless_batches_request as find_req
-from ..diskless_messages import find_diskless_batches_response as find_res
 from ..diskless_messages import init_diskless_topics_request as init_req
 from ..diskless_messages import init_diskless_topics_response as init_res
 from ..diskless_messages import list_diskless_offsets_request as list_req
 from ..diskless_messages import list_diskless_offsets_response as list_res
 from ..error_codes import ErrorCode
 from ..message import Message
+from ..server import EncodedBody
 from ..uuid import Uuid
+from . import find_answer
 from .coordinator import BatchCoordinator, Decide, ObjectBatches
-from .store import LOG_APPEND_TIME
+from .reads import FoundRows
+from .store import FOUND_WIRE_COLUMNS
 from .types import CommitBatchRequest, CommitBatchResponse, CreateTopicAndPartitionsRequest
-from .types import DeleteRecordsRequest, DeleteRecordsResponse, FindBatchRequest, FindBatchResponse
+from .types import DeleteRecordsRequest, DeleteRecordsResponse, FindBatchRequest
 from .types import ListOffsetsRequest, ListOffsetsResponse, TopicIdPartition
 
 # runs a write decision to its durable answer (GroupCommitter.write)
@@ -156,46 +159,19 @@ async def delete_records(
     ])  # fmt: skip
 
 
-def _found_entries(p: find_req.FindDisklessBatchTopicPartition, answer: FindBatchResponse) -> list[find_res.FindDisklessBatchTopicPartitionResult]:
-    Partition = find_res.FindDisklessBatchTopicPartitionResult
-    index, error = p.partition_index, answer.error
-    log_start, high_watermark = answer.log_start_offset, answer.high_watermark
-    if not answer.batches:
-        return [Partition(partition_index=index, error_code=error, log_start_offset=log_start,
-                          high_watermark=high_watermark, object_key="", byte_offset=-1, size=-1,
-                          base_offset=-1, last_offset=-1, batch_max_timestamp=-1,
-                          message_timestamp_type=-1, producer_id=-1, producer_epoch=-1,
-                          base_sequence=-1, last_sequence=-1)]  # fmt: skip
-    entries = []
-    for info in answer.batches:
-        m = info.metadata
-        stamp = m.log_append_timestamp if m.timestamp_type == LOG_APPEND_TIME else m.batch_max_timestamp
-        entries.append(Partition(
-            partition_index=index, error_code=error, log_start_offset=log_start,
-            high_watermark=high_watermark, object_key=info.object_key, byte_offset=m.byte_offset,
-            size=m.byte_size, base_offset=m.base_offset, last_offset=m.last_offset,
-            batch_max_timestamp=stamp, message_timestamp_type=m.timestamp_type,
-            producer_id=m.producer_id, producer_epoch=m.producer_epoch,
-            base_sequence=m.base_sequence, last_sequence=m.last_sequence,
-        ))  # fmt: skip
-    return entries
-
-
 async def find_batches(
     coordinator: BatchCoordinator, write: Write, request: find_req.FindDisklessBatchesRequest, owns: Owns
-) -> Message:
+) -> EncodedBody:
     asked = [FindBatchRequest(TopicIdPartition(t.topic_id, p.partition_index), p.offset, p.max_bytes)
              for t in request.topics for p in t.partitions]  # fmt: skip
 
-    async def find(mine: list[FindBatchRequest]) -> list[FindBatchResponse]:
-        return coordinator.find_batches(mine, request.max_bytes)
+    async def find(mine: list[FindBatchRequest]) -> list[FoundRows]:
+        return coordinator.found_rows(mine, request.max_bytes, FOUND_WIRE_COLUMNS)
 
-    refused = lambda _: FindBatchResponse(NOT_COORDINATOR, [])  # noqa: E731
+    refused = lambda _: FoundRows(NOT_COORDINATOR, [])  # noqa: E731
     answers = iter(await _owned_only(asked, _owned(owns, asked), find, refused))
-    return find_res.FindDisklessBatchesResponse(responses=[
-        find_res.FindDisklessBatchTopicResult(topic_id=t.topic_id, partitions=[
-            entry for p in t.partitions for entry in _found_entries(p, next(answers))
-        ]) for t in request.topics
+    return find_answer.encoded([
+        (t.topic_id, [(p.partition_index, next(answers)) for p in t.partitions]) for t in request.topics
     ])  # fmt: skip
 
 
@@ -224,8 +200,9 @@ async def list_offsets(
     ])  # fmt: skip
 
 
-# (coordinator, write, request, owns) -> the response; the request is the api key's request class
-Call = Callable[[BatchCoordinator, Write, Any, Owns], Awaitable[Message]]
+# (coordinator, write, request, owns) -> the response (or its body encoded already); the request
+# is the api key's request class
+Call = Callable[[BatchCoordinator, Write, Any, Owns], Awaitable["Message | EncodedBody"]]
 # api key -> the function answering it
 CALLS: dict[int, Call] = {93: init_topics, 94: commit_batches, 95: delete_topics, 96: delete_records,
                           97: find_batches, 98: list_offsets}  # fmt: skip

@@ -313,10 +313,11 @@ class ServerConnection(_Endpoint):
         self._awaiting[correlation_id] = (api_version, None)
 
     def send_response(
-        self, correlation_id: int, body: Message, api_version: int | None = None
+        self, correlation_id: int, body: protocol.ResponseBody, api_version: int | None = None
     ) -> None:
         """Answer the request with this correlation id, at its version unless one is given (an
-        UnsupportedRequest is answered at version 0 unless told)."""
+        UnsupportedRequest is answered at version 0 unless told); ``body`` is the response
+        message, or a body encoded already (``server.EncodedBody``)."""
         self._check_usable()
         if correlation_id not in self._awaiting:
             raise ValueError(f"no request with correlation id {correlation_id} awaits an answer")

@@ -11,6 +11,7 @@ closes that connection, with the reason logged on the ``kafka_meta_proto.server`
 - ``connection``: one connection served (reading, the in-flight limit, writing in order);
 - ``handlers``: the handlers by api key and the version ranges they serve;
 - ``answers``: the ApiVersions answer and the answer for a handler that failed;
+- ``encoded``: ``EncodedBody``, a response body a handler encoded itself;
 - ``context``: ``RequestContext``, what a handler receives;
 - ``sasl``: SASL on the server side (``Server.enable_sasl``), over ``net.sasl_server``.
 """
@@ -19,13 +20,16 @@ from __future__ import annotations
 
 from .answers import UNKNOWN_SERVER_ERROR, UNSUPPORTED_VERSION
 from .context import RequestContext
-from .handlers import CloseConnection, Handler, Handlers, Interceptor
+from .encoded import EncodedBody
+from .handlers import Answer, CloseConnection, Handler, Handlers, Interceptor
 from .server import Server
 
 __all__ = [
     "UNKNOWN_SERVER_ERROR",
     "UNSUPPORTED_VERSION",
+    "Answer",
     "CloseConnection",
+    "EncodedBody",
     "Handler",
     "Handlers",
     "Interceptor",

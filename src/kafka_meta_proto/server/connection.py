@@ -23,7 +23,8 @@ from ..net.errors import ProtocolError
 from ..protocol import API_VERSIONS_KEY
 from .answers import api_versions_response, server_error_response
 from .context import RequestContext
-from .handlers import CloseConnection, Handlers
+from .encoded import EncodedBody
+from .handlers import Answer, CloseConnection, Handlers
 
 logger = logging.getLogger("kafka_meta_proto.server")
 _READ_SIZE = 1 << 16
@@ -142,7 +143,7 @@ class ServedConnection:
             return False
         return await self._send(event.correlation_id, body, None)
 
-    async def _call(self, handler: Any, event: RequestReceived) -> Message | None:
+    async def _call(self, handler: Any, event: RequestReceived) -> Answer:
         """The handler's answer, or Kafka's answer for an unexpected error when it raises (None,
         with the connection closed, when the response has no error code to carry it)."""
         context = RequestContext(
@@ -150,7 +151,7 @@ class ServedConnection:
         )
         name = type(event.body).__name__
         try:
-            body: Message | None = await handler(context)
+            body: Answer = await handler(context)
             if body is None and event.expects_response:
                 raise TypeError("the handler returned None for a request that expects an answer")
             return body
@@ -169,7 +170,7 @@ class ServedConnection:
             self.close(f"the handler of {name} failed and its response has no error code")
         return error
 
-    async def _send(self, correlation_id: int, body: Message, version: int | None) -> bool:
+    async def _send(self, correlation_id: int, body: Message | EncodedBody, version: int | None) -> bool:
         if self.closing:
             return False
         before = self._core.awaiting

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Union
 
 from .. import registries
 from ..message import Message
@@ -17,13 +17,16 @@ from ..messages import REGISTRY
 from ..protocol import API_VERSIONS_KEY
 from ..registries import RegistryLike
 from .context import RequestContext
+from .encoded import EncodedBody
 
-Handler = Callable[[RequestContext], Awaitable["Message | None"]]
+# A handler's answer: the response message, a body it encoded itself, or None (no answer).
+Answer = Union[Message, EncodedBody, None]
+Handler = Callable[[RequestContext], Awaitable[Answer]]
 # (api key, connection state) -> why the request may not be served now, or None
 Guard = Callable[[int, dict[str, Any]], "str | None"]
 # Runs around every served request: it may answer itself, delay, change the request or the answer,
 # or raise CloseConnection; it calls the handler it is given to go on.
-Interceptor = Callable[[RequestContext, Handler], Awaitable["Message | None"]]
+Interceptor = Callable[[RequestContext, Handler], Awaitable[Answer]]
 
 
 class CloseConnection(Exception):
@@ -92,5 +95,5 @@ class Handlers:
         return dict(sorted(ranges.items()))
 
 
-def _intercepted(interceptor: Interceptor, handler: Handler, context: RequestContext) -> Awaitable[Message | None]:
+def _intercepted(interceptor: Interceptor, handler: Handler, context: RequestContext) -> Awaitable[Answer]:
     return interceptor(context, handler)

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..message import Message
 from ..messages import REGISTRY
-from ..server import CloseConnection, Handler, RequestContext
+from ..server import Answer, CloseConnection, Handler, RequestContext
 from .error_answers import error_response
 
 FAIL, DELAY, DROP = "fail", "delay", "drop"
@@ -90,7 +90,7 @@ class Faults:
     def interceptor(self, broker: int) -> Any:
         """The interceptor for broker ``broker``'s server."""
 
-        async def intercept(context: RequestContext, handler: Handler) -> Message | None:
+        async def intercept(context: RequestContext, handler: Handler) -> Answer:
             return await self._serve(broker, context, handler)
 
         return intercept
@@ -105,7 +105,7 @@ class Faults:
                 return rule
         return None
 
-    async def _serve(self, broker: int, context: RequestContext, handler: Handler) -> Message | None:
+    async def _serve(self, broker: int, context: RequestContext, handler: Handler) -> Answer:
         self.sent.append(Sent(broker, context.client_id, context.api_key, context.api_version,
                               context.body))  # fmt: skip
         if len(self.sent) > self.keep_sent:
