@@ -8,8 +8,8 @@ truth about the objects, partitions and batches of diskless topics, kept as reco
 - ``store``: the SQLite state and how each record changes it; ``topic_backend``: what the
   coordinator needs of its partition's log, kept in a local log (``topic_log``) or in a Kafka
   cluster's topic (``kafka_topic``);
-- ``wire``: the RPCs 93-98 as calls (``find_answer``: FindDisklessBatches' answer written from
-  the store's rows); ``service``: the server (FindCoordinator v7 and the RPCs);
+- ``wire``: the RPCs 93-98 as calls (``commit_answer``, ``find_answer``: the CommitBatches and
+  FindDisklessBatches answers written without message objects); ``service``: the server (FindCoordinator v7 and the RPCs);
   ``group_commit``: the writes of concurrent requests sharing one transaction and fsync;
   ``running``: serving until SIGTERM or SIGINT (the ``batch-coordinator`` command);
 - ``routing``: which coordinator owns a partition (the metadata image's mapping) and where it

@@ -6,8 +6,9 @@ its furthest batch (the request has no size field), and all objects committed in
 Its answer has one topic entry per ``Batches[]`` and topic of the request, partitions in request
 order. FindDisklessBatches answers one partition entry per batch found; a partition with no
 batch to give (an error, or an offset at the high watermark) gets one entry with its error, log
-start offset and high watermark, an empty object key and -1 in the batch fields. That answer is
-written straight from the store's rows (``find_answer``), not built from message objects.
+start offset and high watermark, an empty object key and -1 in the batch fields. Both answers
+are written straight from the coordinator's answers and the store's rows (``commit_answer``,
+``find_answer``), not built from message objects.
 
 Each call is told which partitions its coordinator owns (``owns``; with several coordinators,
 each owns the partitions mapped to it): an entry of a partition it does not own is answered
@@ -20,7 +21,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from ..diskless_messages import commit_batches_request as commit_req
-from ..diskless_messages import commit_batches_response as commit_res
 from ..diskless_messages import delete_diskless_records_request as delete_records_req
 from ..diskless_messages import delete_diskless_records_response as delete_records_res
 from ..diskless_messages import delete_diskless_topics_request as delete_topics_req
@@ -34,7 +34,7 @@ from ..error_codes import ErrorCode
 from ..message import Message
 from ..server import EncodedBody
 from ..uuid import Uuid
-from . import find_answer
+from . import commit_answer, find_answer
 from .coordinator import BatchCoordinator, Decide, ObjectBatches
 from .reads import FoundRows
 from .store import FOUND_WIRE_COLUMNS
@@ -97,17 +97,9 @@ def _commit_request(topic_id: Uuid, p: commit_req.CommitBatchesTopicPartition) -
     )  # fmt: skip
 
 
-def _commit_result(p: commit_req.CommitBatchesTopicPartition, a: CommitBatchResponse) -> commit_res.CommitBatchesTopicPartitionResults:
-    return commit_res.CommitBatchesTopicPartitionResults(
-        partition_index=p.partition_index, error_code=a.error,
-        assigned_base_offset=a.assigned_base_offset, log_append_time=a.log_append_time,
-        log_start_offset=a.log_start_offset, is_duplicate=a.is_duplicate,
-    )  # fmt: skip
-
-
 async def commit_batches(
     coordinator: BatchCoordinator, write: Write, request: commit_req.CommitBatchesRequest, owns: Owns
-) -> Message:
+) -> EncodedBody:
     asked: list[CommitBatchRequest | None] = []  # in request order; None: not this coordinator's
     by_key: dict[str, list[int]] = {}  # object key -> indexes of its entries in ``asked``
     for b in request.batches:
@@ -129,13 +121,12 @@ async def commit_batches(
     for indexes, results in zip(by_key.values(), committed):
         for index, result in zip(indexes, results):
             answers[index] = result
-    topics, at = [], 0
+    topics: list[commit_answer.Topic] = []
+    answered = iter(answers)
     for b in request.batches:
         for t in b.topics:
-            partitions = [_commit_result(p, answers[at + i]) for i, p in enumerate(t.partitions)]
-            at += len(t.partitions)
-            topics.append(commit_res.CommitBatchesTopicResults(topic_id=t.topic_id, partitions=partitions))
-    return commit_res.CommitBatchesResponse(topics=topics)
+            topics.append((t.topic_id, [(p.partition_index, next(answered)) for p in t.partitions]))
+    return commit_answer.encoded(topics)
 
 
 async def delete_records(
