@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from diskless.helpers import T1, T2, Clock
@@ -25,7 +25,7 @@ ANSWERS = st.builds(
 TOPICS = st.lists(
     st.tuples(
         st.binary(min_size=16, max_size=16).map(Uuid),
-        st.lists(st.tuples(st.integers(-(2**31), 2**31 - 1), ANSWERS), max_size=130),
+        st.lists(st.tuples(st.integers(-(2**31), 2**31 - 1), ANSWERS), max_size=12),
     ),
     max_size=4,
 )
@@ -43,8 +43,13 @@ def reference(topics: list[commit_answer.Topic]) -> bytes:
     ]).encode(0)  # fmt: skip
 
 
-@settings(max_examples=200, deadline=None)
+# 127 partitions and more: the compact array's length takes a second byte
+MANY = [(Uuid(bytes(16)), [(n, CommitBatchResponse(E.NONE, n, -1, 0, n % 2 == 0)) for n in range(130)])]
+
+
+@settings(max_examples=50, deadline=None)
 @given(TOPICS)
+@example(MANY)
 def test_the_answer_written_directly_is_the_generated_classes_bytes(topics):
     body = commit_answer.encoded(topics)
     assert (body.api_key, body.version, body.flexible) == (94, 0, True)
