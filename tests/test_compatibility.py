@@ -122,6 +122,11 @@ def test_null_where_the_version_forbids_it_is_an_encode_error():
 # ----------------------------------------------------------------------------- tagged-field evolution
 
 
+# Generating these packages takes the fast suite's workers about 18 s: the tests that use them
+# run in the slow tier (.ci/run runs both).
+EVOLUTION_TIER = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def packages(tmp_path_factory):
     """Packages generated from test-only schemas: old/new PingRequest and the LeaderAndIsr draft."""
@@ -158,6 +163,7 @@ def leader_and_isr_draft() -> dict:
     return schema
 
 
+@EVOLUTION_TIER
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(data=st.data())
 def test_unknown_tags_survive_an_older_reader(packages, data):
@@ -170,6 +176,7 @@ def test_unknown_tags_survive_an_older_reader(packages, data):
     assert New.decode(seen.encode(1), 1) == msg
 
 
+@EVOLUTION_TIER
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(data=st.data())
 def test_newer_reader_sees_defaults_for_what_an_older_writer_left_out(packages, data):
@@ -185,6 +192,7 @@ def test_newer_reader_sees_defaults_for_what_an_older_writer_left_out(packages, 
     assert new.encode(1) == old.encode(1)  # defaults are not written
 
 
+@EVOLUTION_TIER
 def test_leader_and_isr_draft_v4_reads_under_the_shipped_schema(packages):
     Draft = packages["lai_draft"].message_class("LeaderAndIsrRequest")
     Shipped = packages["lai_shipped"].message_class("LeaderAndIsrRequest")
@@ -205,6 +213,7 @@ def test_leader_and_isr_draft_v4_reads_under_the_shipped_schema(packages):
     assert Draft.decode(shipped.encode(4), 4) == draft
 
 
+@EVOLUTION_TIER
 def test_shipped_v4_reads_under_the_draft_schema(packages):
     Draft = packages["lai_draft"].message_class("LeaderAndIsrRequest")
     Shipped = packages["lai_shipped"].message_class("LeaderAndIsrRequest")
