@@ -100,14 +100,13 @@ class Requests:
 
     def __init__(self, make: Callable[[], Message], keyed: bool, version: int = 0):
         placeholder = object_key(0).encode()
-        first = make()
-        self.api_key, self.version = first.API_KEY, version
-        self.templates = [protocol.encode_request(make(), version, 0, "bench", registry=DISKLESS_REGISTRY)
-                          for _ in range(TEMPLATES)]  # fmt: skip
+        made = [make() for _ in range(TEMPLATES)]
+        self.api_key, self.version = made[0].API_KEY, version
+        self.templates = [protocol.encode_request(m, version, 0, "bench", registry=DISKLESS_REGISTRY) for m in made]
         self.placeholder = placeholder if keyed else None
         self.count = 0
 
-    def next(self) -> tuple[int, bytes]:
+    def next(self) -> tuple[int, bytearray]:
         """(correlation id, the request's bytes)."""
         n = self.count = self.count + 1
         data = self.templates[n % TEMPLATES]
@@ -115,7 +114,7 @@ class Requests:
             data = data.replace(self.placeholder, object_key(n).encode())
         out = bytearray(data)
         struct.pack_into(">i", out, self.CORRELATION_AT, n)
-        return n, bytes(out)
+        return n, out
 
 
 def answer_errors(requests: Requests, payload: bytes) -> list[int]:

@@ -14,7 +14,7 @@ from struct import Struct
 
 from ..server import EncodedBody
 from ..uuid import Uuid
-from ..wire import uvarint
+from ..wire import BYTE, uvarint
 from .types import CommitBatchResponse
 
 API_KEY = 94
@@ -22,7 +22,7 @@ VERSION = 0
 # PartitionIndex int32, ErrorCode int16, AssignedBaseOffset int64, LogAppendTime int64,
 # LogStartOffset int64, IsDuplicate bool, then the entry's empty tagged fields (a zero pad byte)
 _PARTITION = Struct(">ihqqq?x")
-_NO_TAGS = b"\x00"
+_NO_TAGS = BYTE[0]
 
 # a topic id and its partitions' (index, answer), in request order
 Topic = tuple[Uuid, list[tuple[int, CommitBatchResponse]]]

@@ -15,7 +15,7 @@ from struct import Struct
 
 from ..server import EncodedBody
 from ..uuid import Uuid
-from ..wire import uvarint
+from ..wire import BYTE, uvarint
 from .reads import FoundRows
 
 API_KEY = 97
@@ -27,9 +27,7 @@ _PARTITION = Struct(">ihqq")
 # BaseSequence int32, LastSequence int32, then the entry's empty tagged fields (a zero pad byte)
 _BATCH = Struct(">iqqqqbqhiix")
 _NO_BATCH = uvarint(1) + _BATCH.pack(*[-1] * 10)  # an empty key, -1 in every batch field
-_NO_TAGS = b"\x00"
-# a compact string's length byte for the keys of up to 126 bytes (the usual ones)
-_SHORT_LENGTHS = [uvarint(n + 1) for n in range(127)]
+_NO_TAGS = BYTE[0]
 
 # a topic id and its partitions' (index, found rows), in request order
 Topic = tuple[Uuid, list[tuple[int, FoundRows]]]
@@ -53,7 +51,8 @@ def _add_entries(parts: list[bytes], index: int, found: FoundRows) -> None:
     if not found.rows:
         parts += (head, _NO_BATCH)
         return
-    pack, lengths, add = _BATCH.pack, _SHORT_LENGTHS, parts.extend
+    pack, add = _BATCH.pack, parts.extend
     for row in found.rows:
         key = row[0]
-        add((head, lengths[len(key)] if len(key) < 127 else uvarint(len(key) + 1), key, pack(*row[1:])))
+        # a compact string's length: one byte (BYTE, prebuilt) for keys of up to 126 bytes
+        add((head, BYTE[len(key) + 1] if len(key) < 127 else uvarint(len(key) + 1), key, pack(*row[1:])))
