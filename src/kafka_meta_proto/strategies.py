@@ -38,6 +38,11 @@ StructClass = type[Any]
 from .schema_info import INT_RANGES as INT_BOUNDS
 
 MAX_ARRAY = 4  # keeps examples small; hypothesis still explores empty, one and several
+# Arrays inside a nested struct hold at most this many: the size of a message grows as the
+# product of its nested arrays' sizes, and deep trees (a group's members, their topics, their
+# partitions) made examples of many kilobytes, slow to draw, with no encoding path the smaller
+# ones miss.
+MAX_NESTED_ARRAY = 2
 
 
 def _primitive(type_name: str) -> st.SearchStrategy:
@@ -63,19 +68,18 @@ def _value(f: FieldInfo, version: int, flexible: bool, depth: int) -> st.SearchS
         element = struct_values(f.struct, version, flexible, depth + 1)
     else:
         element = _primitive(f.element_type)
-    value = st.lists(element, max_size=MAX_ARRAY) if f.is_array else element
+    if f.is_array:
+        element = st.lists(element, max_size=MAX_ARRAY if depth == 0 else MAX_NESTED_ARRAY)
     if f.is_nullable(version):
-        value = st.none() | value
-    return value
+        element = st.none() | element
+    return element
 
 
 def _unknown_tags(cls: StructClass, version: int) -> st.SearchStrategy:
     known = {f.tag for f in cls._FIELDS if f.tag is not None}
     first = max(known, default=-1) + 1
-    tags = st.lists(st.integers(first, first + 40), max_size=3, unique=True)
-    return tags.flatmap(
-        lambda ts: st.tuples(*[st.tuples(st.just(t), st.binary(max_size=8)) for t in sorted(ts)])
-    )
+    tag = st.tuples(st.integers(first, first + 40), st.binary(max_size=8))
+    return st.lists(tag, max_size=3, unique_by=lambda t: t[0]).map(lambda ts: tuple(sorted(ts)))
 
 
 @functools.lru_cache(maxsize=None)
