@@ -5,6 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 bash tools/setup.sh
+# The suite starts hundreds of Python processes (workers, commands, Spark's workers): with
+# bytecode caching switched off in the environment, each compiled the package from source again,
+# and pytest rewrote every test module's asserts anew (a third of a worker's collection time).
+export PYTHONDONTWRITEBYTECODE=
 status=0
 .venv/bin/python -m pytest -m "not slow" -n auto --dist worksteal "$@" || status=$?
 if [ "$status" -eq 0 ] && [[ " $* " != *" -m "* ]]; then
