@@ -65,6 +65,42 @@ def pytest_configure(config):
         raise pytest.UsageError(f"--codec={choice}, but the active codec is {active_codec()} ({why})")
 
 
+# The tests whose code differs between the two codecs: the message codec's own tests, Kafka's
+# serializer and tools as judges of our bytes, and the log readers (the compiled record parser).
+# They carry the ``codec`` mark: .ci/run runs them a second time with pure Python. The layers
+# above (network, clusters, pipeline, commands) call the same encode and decode, whose two
+# implementations these tests hold equal; the pipeline's compiled rows are held to its Python
+# loops in tests/pipeline/test_compiled_rows.py.
+CODEC_TESTS = (
+    "log/",
+    "interop/test_differential.py",
+    "interop/test_kafka_tools_on_our_files.py",
+    "test_codec_differential.py",
+    "test_codec_json.py",
+    "test_compatibility.py",
+    "test_encode_errors.py",
+    "test_fuzz_short.py",
+    "test_golden_vectors.py",
+    "test_hostile_input.py",
+    "test_layouts.py",
+    "test_primitives.py",
+    "test_protocol.py",
+    "test_real_fixtures.py",
+    "test_registries.py",
+    "test_roundtrip.py",
+    "test_shape.py",
+    "test_zero_copy.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    tests = ROOT / "tests"
+    for item in items:
+        where = item.path.relative_to(tests).as_posix()
+        if where.startswith(CODEC_TESTS):
+            item.add_marker(pytest.mark.codec)
+
+
 def pytest_report_header(config):
     from kafka_meta_proto.codec import active_codec, why_pure_python
 
