@@ -44,6 +44,7 @@ from typing import Any
 
 from kafka_meta_proto import DISKLESS_REGISTRY, protocol
 from kafka_meta_proto.message import Message
+from kafka_meta_proto.server import event_loop
 from kafka_meta_proto.diskless.coordinator import BatchCoordinator
 from kafka_meta_proto.diskless.types import CreateTopicAndPartitionsRequest
 from kafka_meta_proto.diskless.store import FOUND_SIZE, FOUND_WIRE_COLUMNS, LogPosition, Store, found_sql
@@ -312,7 +313,7 @@ def main() -> None:
     if args.quick:
         args.seconds = 1.0
     with tempfile.TemporaryDirectory() as tmp:
-        print(f"{args.clients} connections, {args.seconds:.0f} s each run")
+        print(f"{args.clients} connections, {args.seconds:.0f} s each run, the coordinator on {event_loop.loop_name()}")
         bench_ceiling(args, Path(tmp))
         for partitions in args.partitions:
             bench_commits(partitions, args, Path(tmp))

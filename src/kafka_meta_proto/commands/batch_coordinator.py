@@ -15,7 +15,6 @@ Ctrl-C, then stops cleanly (exit status 0). docs/diskless.md walks through it.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import sys
 from pathlib import Path
@@ -24,6 +23,7 @@ from ..client import NetworkError
 from ..diskless.kafka_topic import KafkaTopic
 from ..diskless.running import run_coordinator
 from ..diskless.service import Node
+from ..server import event_loop
 from .proxy import address
 
 
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         topic = None if not args.bootstrap else KafkaTopic(args.bootstrap, args.partition)
-        asyncio.run(run_coordinator(
+        event_loop.run(run_coordinator(
             args.data, args.listen, partition=args.partition, node_id=args.node_id,
             advertised_host=args.advertised_host, follow=args.follow, leader=leader,
             topic=topic, read_only=args.read_only, announce=announce,

@@ -22,6 +22,7 @@ import signal
 import sys
 from typing import Any
 
+from ..server import event_loop
 from ..testing.cluster import FakeCluster
 
 
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s", stream=sys.stderr)
     try:
-        asyncio.run(serve(args))
+        event_loop.run(serve(args))
     except OSError as e:  # a port taken, or a host not ours
         print(f"kafka-meta-proto fake-cluster: {e}", file=sys.stderr)
         return 1

@@ -16,11 +16,11 @@ fields; `kafka-meta-proto proxy-report` summarises the file with Spark). Runs un
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import sys
 
 from ..proxy import Listener, Proxy
+from ..server import event_loop
 
 
 def address(text: str) -> tuple[str, int]:
@@ -57,7 +57,7 @@ async def serve(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s", stream=sys.stderr)
     try:
-        asyncio.run(serve(args))
+        event_loop.run(serve(args))
     except OSError as e:  # the --listen address taken, or not ours
         print(f"kafka-meta-proto proxy: {e}", file=sys.stderr)
         return 1
