@@ -99,6 +99,10 @@ def pytest_collection_modifyitems(config, items):
         where = item.path.relative_to(tests).as_posix()
         if where.startswith(CODEC_TESTS):
             item.add_marker(pytest.mark.codec)
+    # The tests on the Spark session first (in their order): xdist's worksteal hands each worker
+    # a contiguous half, so one worker runs them all on one JVM while the other starts on the
+    # rest; a second session would cost a JVM's start and warm-up again.
+    items.sort(key=lambda item: "spark" not in getattr(item, "fixturenames", ()))
 
 
 def pytest_report_header(config):
