@@ -254,13 +254,13 @@ def bench_commits(partitions: int, args: argparse.Namespace, tmp: Path) -> None:
     try:
         cpu = process_cpu(proc.pid)
         commits = Requests(lambda: commit_request(object_key(0), partitions), keyed=True)
-        count, latencies = asyncio.run(drive(host, port, args.clients, args.seconds, commits))
+        count, latencies = event_loop.run(drive(host, port, args.clients, args.seconds, commits))
         commit_cpu = (process_cpu(proc.pid) - cpu) / count
         find_offsets = count // 10  # the first tenth of a partition's offsets (about count each)
         if partitions == 10:
             cpu = process_cpu(proc.pid)
             finds_made = Requests(lambda: find_request(find_offsets), keyed=False)
-            found, find_latencies = asyncio.run(drive(host, port, args.clients, args.seconds, finds_made))
+            found, find_latencies = event_loop.run(drive(host, port, args.clients, args.seconds, finds_made))
             finds = (found, find_latencies, (process_cpu(proc.pid) - cpu) / found)
     finally:
         proc.terminate()
@@ -293,7 +293,7 @@ def bench_ceiling(args: argparse.Namespace, tmp: Path) -> None:
     requests = Requests(lambda: M("FindCoordinatorRequest")(key_type=3, coordinator_keys=[key]), False, 7)
     try:
         cpu = process_cpu(proc.pid)
-        count, latencies = asyncio.run(drive(host, port, args.clients, args.seconds, requests))
+        count, latencies = event_loop.run(drive(host, port, args.clients, args.seconds, requests))
         cpu_each = (process_cpu(proc.pid) - cpu) / count
     finally:
         proc.terminate()
@@ -313,7 +313,7 @@ def main() -> None:
     if args.quick:
         args.seconds = 1.0
     with tempfile.TemporaryDirectory() as tmp:
-        print(f"{args.clients} connections, {args.seconds:.0f} s each run, the coordinator on {event_loop.loop_name()}")
+        print(f"{args.clients} connections, {args.seconds:.0f} s each run, the coordinator and the callers on {event_loop.loop_name()}")
         bench_ceiling(args, Path(tmp))
         for partitions in args.partitions:
             bench_commits(partitions, args, Path(tmp))
