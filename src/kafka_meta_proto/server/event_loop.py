@@ -2,7 +2,8 @@
 uvloop's where it is installed (the ``fast`` extra), else asyncio's own.
 
 Every small request costs the server a read, a task and a write: on uvloop that costs about 40 %
-less (docs/performance.md, "The batch coordinator"). Behaviour is the same on both; ``KAFKA_META_PROTO_EVENT_LOOP=asyncio`` keeps asyncio's loop with uvloop installed.
+less (docs/performance.md, "The batch coordinator"). Behaviour is the same on both;
+``KAFKA_META_PROTO_EVENT_LOOP=asyncio`` keeps asyncio's loop with uvloop installed.
 """
 
 from __future__ import annotations
