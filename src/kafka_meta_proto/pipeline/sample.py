@@ -12,7 +12,6 @@ against the expected size, every few seconds; Ctrl-C stops the worker processes 
 from __future__ import annotations
 
 import os
-import signal
 import threading
 import time
 from pathlib import Path
@@ -87,32 +86,16 @@ def _in_processes(work: list, jobs: int, watch: Callable[[], Optional["_Watcher"
     """The clusters in ``jobs`` processes; on Ctrl-C (or any error) the pool is terminated at once,
     queued clusters included, instead of finishing its queue first. ``watch`` starts the progress
     thread once the workers are started (they inherit no running thread)."""
-    import multiprocessing
+    from ..simulator.processes import map_interruptibly, worker_pool
 
-    # Workers from a fork server where there is one: a plain fork() copies a parent whose other
-    # threads (Spark's, in a notebook or a test) may hold locks, which Python 3.12+ warns about.
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else None
-    pool = multiprocessing.get_context(method).Pool(jobs, initializer=_leave_ctrl_c_to_the_parent)
     watcher = None
     try:
-        watcher = watch()
-        # get() with a timeout: a wait that Ctrl-C can interrupt
-        results = pool.map_async(_one, work, chunksize=1).get(timeout=365 * 24 * 3600.0)
-    except BaseException:
-        pool.terminate()
-        pool.join()
-        raise
+        with worker_pool(jobs) as pool:
+            watcher = watch()
+            return map_interruptibly(pool, _one, work)
     finally:
         if watcher is not None:
             watcher.stop()
-    pool.close()
-    pool.join()
-    return results
-
-
-def _leave_ctrl_c_to_the_parent() -> None:
-    # A worker ignores SIGINT: the parent stops the pool, without a traceback from every process.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def directory_bytes(directory: Path) -> int:

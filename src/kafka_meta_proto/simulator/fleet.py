@@ -4,13 +4,13 @@ if asked."""
 from __future__ import annotations
 
 import os
-import signal
 from pathlib import Path
 from typing import Any, Union
 
 from ..log.names import METADATA_LOG_DIR, SEGMENT_SUFFIX, SNAPSHOT_SUFFIX
 from .cluster import ClusterSimulation
 from .config import ClusterResult, SimulationConfig
+from .processes import map_interruptibly, worker_pool
 from .side_files import SIDE_FILES
 
 # A directory as the functions here take it.
@@ -36,30 +36,8 @@ def simulate_cluster(out_dir: StrPath, name: str, config: SimulationConfig) -> C
 def _run_in_processes(work: list[_Work], jobs: int) -> list[ClusterResult]:
     """The clusters in ``jobs`` processes; on Ctrl-C the pool is terminated at once, queued
     clusters included, instead of finishing its queue first."""
-    import multiprocessing
-
-    # Workers from a fork server where there is one: a plain fork() copies a parent whose other
-    # threads (Spark's, in a notebook or a test) may hold locks, which Python 3.12+ warns about.
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else None
-    pool = multiprocessing.get_context(method).Pool(jobs, initializer=_leave_ctrl_c_to_the_parent)
-    try:
-        # get() with a timeout: a wait that Ctrl-C can interrupt
-        results = pool.map_async(_simulate_one, work, chunksize=1).get(timeout=_A_YEAR)
-    except BaseException:
-        pool.terminate()
-        pool.join()
-        raise
-    pool.close()
-    pool.join()
-    return results
-
-
-_A_YEAR = 365 * 24 * 3600.0
-
-
-def _leave_ctrl_c_to_the_parent() -> None:
-    # A worker ignores SIGINT: the parent stops it, without a traceback from every process.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with worker_pool(jobs) as pool:
+        return map_interruptibly(pool, _simulate_one, work)
 
 
 def _simulate_one(args: _Work) -> ClusterResult:
