@@ -160,13 +160,13 @@ def test_list_offsets_special_timestamps_and_search(coordinator, clock):
 
     assert ask(-2) == ask(-4) == (E.NONE, -1, 0)  # earliest, earliest local
     assert ask(-1) == (E.NONE, -1, 7)  # latest: the high watermark
-    assert ask(-5) == (E.NONE, -1, -1)  # latest tiered: nothing is tiered
+    assert ask(-5) == ask(-6) == (E.NONE, -1, -1)  # latest tiered, earliest pending upload: nothing is tiered
     assert ask(-3) == (E.NONE, 500, 6)  # max timestamp: the log-append-time batch, its last offset
     assert ask(150) == (E.NONE, 300, 2)  # the first batch at or after 150
     assert ask(250) == (E.NONE, 300, 2)
     assert ask(301) == (E.NONE, 500, 6)
     assert ask(501) == (E.NONE, -1, -1)
-    assert ask(-7)[0] == E.INVALID_REQUEST
+    assert ask(-7)[0] == ask(-100)[0] == E.UNSUPPORTED_VERSION  # as Kafka's broker answers
     assert ask(-1, TopicIdPartition(T2, 0))[0] == E.UNKNOWN_TOPIC_ID
     assert ask(-3, P1) == (E.NONE, -1, -1)  # an empty partition
 

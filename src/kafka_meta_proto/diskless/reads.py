@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 from ..error_codes import ErrorCode
 from .commits import batch_timestamp, missing_partition_error, partition_error
 from .store import FOUND_COLUMNS, FOUND_SIZE, Store
-from .types import EARLIEST_LOCAL_TIMESTAMP, EARLIEST_TIMESTAMP, LATEST_TIERED_TIMESTAMP
+from .types import EARLIEST_LOCAL_TIMESTAMP, EARLIEST_PENDING_UPLOAD_TIMESTAMP, EARLIEST_TIMESTAMP, LATEST_TIERED_TIMESTAMP
 from .types import LATEST_TIMESTAMP, MAX_TIMESTAMP, NO_OFFSET, NO_TIMESTAMP
 from .types import BatchInfo, BatchMetadata, FindBatchRequest, FindBatchResponse
 from .types import ListOffsetsRequest, ListOffsetsResponse, TopicIdPartition
@@ -92,15 +92,16 @@ def list_offset(store: Store, request: ListOffsetsRequest) -> ListOffsetsRespons
         return ListOffsetsResponse(ErrorCode.NONE, tp, NO_TIMESTAMP, log_start)
     if wanted == LATEST_TIMESTAMP:
         return ListOffsetsResponse(ErrorCode.NONE, tp, NO_TIMESTAMP, high_watermark)
-    if wanted == LATEST_TIERED_TIMESTAMP:  # nothing is tiered: Kafka answers -1 then
+    if wanted in (LATEST_TIERED_TIMESTAMP, EARLIEST_PENDING_UPLOAD_TIMESTAMP):
+        # nothing is tiered: Kafka answers -1 for both on a log without remote storage
         return ListOffsetsResponse(ErrorCode.NONE, tp, NO_TIMESTAMP, NO_OFFSET)
     if wanted == MAX_TIMESTAMP:
         batch = store.batch_with_max_timestamp(tp.topic_id, tp.partition)
         if batch is None:
             return ListOffsetsResponse(ErrorCode.NONE, tp, NO_TIMESTAMP, NO_OFFSET)
         return ListOffsetsResponse(ErrorCode.NONE, tp, batch_timestamp(batch), batch.last_offset)
-    if wanted < 0:
-        return ListOffsetsResponse(ErrorCode.INVALID_REQUEST, tp)
+    if wanted < 0:  # a special timestamp Kafka does not define: its broker's answer
+        return ListOffsetsResponse(ErrorCode.UNSUPPORTED_VERSION, tp)
     batch = store.first_batch_at_or_after(tp.topic_id, tp.partition, wanted)
     if batch is None:
         return ListOffsetsResponse(ErrorCode.NONE, tp, NO_TIMESTAMP, NO_OFFSET)
