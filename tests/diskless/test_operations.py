@@ -222,6 +222,12 @@ def test_creating_partitions(coordinator):
     coordinator.commit_file("o", 1, 100, [batch(P0, 5)])
     assert create([CreateTopicAndPartitionsRequest(T1, "t1", 3)]) == [E.NONE]
     assert offsets(coordinator, TopicIdPartition(T1, 2)) == (0, 0) and offsets(coordinator, P0) == (0, 5)
+    # Kafka's controller adds at most 10,000 partitions a request: more is refused whole, at once
+    assert create([CreateTopicAndPartitionsRequest(T2, "t2", 2**31 - 1)]) == [E.POLICY_VIOLATION]
+    two = [CreateTopicAndPartitionsRequest(T2, "t2", 10_000), CreateTopicAndPartitionsRequest(T1, "t1", 4)]
+    assert create(two) == [E.POLICY_VIOLATION] * 2
+    assert coordinator.store.num_partitions(T2) is None and coordinator.store.num_partitions(T1) == 3
+    assert create([CreateTopicAndPartitionsRequest(T2, "t2", 9_999), CreateTopicAndPartitionsRequest(T1, "t1", 4)]) == [0, 0]
 
 
 def test_retention_by_time_and_by_size(coordinator, clock):

@@ -42,6 +42,9 @@ from .types import FindBatchResponse, ListOffsetsRequest, ListOffsetsResponse, T
 
 
 NOT_COORDINATOR = ErrorCode.NOT_COORDINATOR
+# Kafka's controller refuses a request adding more partitions than this (its
+# ReplicationControlManager.MAX_PARTITIONS_PER_BATCH); it also bounds what one request makes here
+MAX_PARTITIONS_PER_REQUEST = 10_000
 ObjectBatches = tuple[str, int, int, list[CommitBatchRequest]]  # key, uploader, size, batches
 Emit = Callable[[Message], None]  # applies a record and keeps it for the log
 Decide = Callable[[Emit], object]  # one write's decision: emits its records, returns its answer
@@ -227,13 +230,17 @@ class BatchCoordinator:
         self, requests: Iterable[CreateTopicAndPartitionsRequest]
     ) -> list[int]:
         """Create the topics' partitions (more partitions for a known topic add the missing
-        ones; the same count again changes nothing; fewer is INVALID_PARTITIONS)."""
+        ones; the same count again changes nothing; fewer is INVALID_PARTITIONS; more than
+        MAX_PARTITIONS_PER_REQUEST new ones in all is POLICY_VIOLATION for every topic)."""
         return self._write(self.create_decision(list(requests)))  # type: ignore[return-value]
 
     def create_decision(self, requests: list[CreateTopicAndPartitionsRequest]) -> Decide:
         def decide(emit: Emit) -> list[int]:
             if self.read_only:
                 return [NOT_COORDINATOR] * len(requests)
+            added = sum(max(r.num_partitions - (self.store.num_partitions(r.topic_id) or 0), 0) for r in requests)
+            if added > MAX_PARTITIONS_PER_REQUEST:
+                return [ErrorCode.POLICY_VIOLATION] * len(requests)
             errors: list[int] = []
             for request in requests:
                 known = self.store.num_partitions(request.topic_id) or 0

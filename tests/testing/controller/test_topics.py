@@ -111,6 +111,34 @@ def test_topics_are_deleted_by_name_and_by_id_and_partitions_added(tmp_path):
     run(scenario())
 
 
+def test_more_than_ten_thousand_new_partitions_in_one_request_are_refused_whole(tmp_path):
+    """Kafka's controller caps the partitions one CreateTopics or CreatePartitions adds at 10,000
+    (POLICY_VIOLATION for every topic of the request, nothing written); a count of 2**31 - 1 is
+    answered at once, nothing allocated for it."""
+
+    async def scenario():
+        async with scene(tmp_path) as s:
+            (b0,) = await s.unfenced(0)
+            huge = (await b0.forward(topic("huge", 2**31 - 1, 1))).topics[0]
+            assert (huge.error_code, huge.error_message, huge.num_partitions) == (
+                ErrorCode.POLICY_VIOLATION, "Excessively large number of partitions per request.", -1)  # fmt: skip
+            pair = CreateTopicsRequest(topics=[CreatableTopic(name="a", num_partitions=6000, replication_factor=1),
+                                               CreatableTopic(name="b", num_partitions=4001, replication_factor=1)],
+                                       timeout_ms=TIMEOUT_MS)  # fmt: skip
+            together = (await b0.forward(pair)).topics
+            assert [t.error_code for t in together] == [ErrorCode.POLICY_VIOLATION] * 2
+            assert b0.image.topics == {}
+            assert (await b0.forward(topic("one", 1, 1))).topics[0].error_code == 0
+            more = CreatePartitionsRequest.CreatePartitionsTopic
+            grown = await b0.forward(CreatePartitionsRequest(topics=[more(name="one", count=10_002)], timeout_ms=1000))
+            assert (grown.results[0].error_code, grown.results[0].error_message) == (
+                ErrorCode.POLICY_VIOLATION, "Excessively large number of additional partitions per request.")  # fmt: skip
+            grown = await b0.forward(CreatePartitionsRequest(topics=[more(name="one", count=10_001)], timeout_ms=1000))
+            assert grown.results[0].error_code == 0 and len(b0.image.topic("one").partitions) == 10_001
+
+    run(scenario())
+
+
 def test_configs_are_altered_for_topics_and_brokers(tmp_path):
     async def scenario():
         async with scene(tmp_path) as s:

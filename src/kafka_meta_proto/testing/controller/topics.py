@@ -13,6 +13,8 @@ ConfigRecords, then its PartitionRecords. ``validate_only`` writes nothing.
 
 A request whose TimeoutMs is 0 or less has timed out before the controller looks at it, as in
 Kafka: every topic is answered REQUEST_TIMED_OUT and nothing is written (the three requests alike).
+A CreateTopics or CreatePartitions adding more than 10,000 partitions in all is refused whole, as
+Kafka's controller refuses it: POLICY_VIOLATION for every topic, nothing written or allocated.
 
 DeleteTopics (by name, or by id from v6) writes a RemoveTopicRecord per topic (its partitions and
 configs go with it); an unknown name is UNKNOWN_TOPIC_OR_PARTITION, an unknown id UNKNOWN_TOPIC_ID.
@@ -45,6 +47,9 @@ from .metadata_log import Entries
 from .partitions import V_PARTITION, PlacementError, is_active, partition_record, place
 
 DEFAULT_PARTITIONS = 1  # num.partitions
+# Kafka's ReplicationControlManager.MAX_PARTITIONS_PER_BATCH: more new partitions than this in one
+# CreateTopics or CreatePartitions request refuse the whole request (and bound what it allocates)
+MAX_PARTITIONS_PER_REQUEST = 10_000
 DEFAULT_REPLICATION = 1  # default.replication.factor
 MAX_NAME_LENGTH = 249
 _LEGAL = re.compile(r"^[a-zA-Z0-9._-]+$")
@@ -64,6 +69,15 @@ def name_problem(name: str) -> str | None:
         return (f"Topic name \"{name}\" is illegal, it contains a character other than ASCII "
                 "alphanumerics, '.', '_' and '-'")  # fmt: skip
     return None
+
+
+def _partitions_asked(topic: Any) -> int:
+    """The partitions a CreateTopics entry asks for, counted as Kafka counts them for its limit."""
+    if topic.assignments:
+        return len(topic.assignments)
+    if topic.num_partitions == -1:
+        return DEFAULT_PARTITIONS
+    return max(topic.num_partitions, 0)
 
 
 def _collision(image: MetadataImage, name: str) -> str | None:
@@ -86,6 +100,7 @@ class TopicControl:
 
     def create_topics(self, request: Any) -> CreateTopicsResponse:
         names = [t.name for t in request.topics]
+        too_many = sum(map(_partitions_asked, request.topics)) > MAX_PARTITIONS_PER_REQUEST
         results = []
         for topic in request.topics:
             result = CreateTopicsResponse.CreatableTopicResult(name=topic.name, topic_id=Uuid.ZERO_UUID,
@@ -93,6 +108,9 @@ class TopicControl:
             try:
                 if request.timeout_ms <= 0:
                     raise ControllerError(ErrorCode.REQUEST_TIMED_OUT, "")
+                if too_many:
+                    raise ControllerError(ErrorCode.POLICY_VIOLATION,
+                                          "Excessively large number of partitions per request.")  # fmt: skip
                 if names.count(topic.name) > 1:
                     raise ControllerError(ErrorCode.INVALID_REQUEST, "Duplicate topic name.")
                 self._create(topic, result, bool(getattr(request, "validate_only", False)))
@@ -203,12 +221,16 @@ class TopicControl:
     # --- CreatePartitions --------------------------------------------------------------------
 
     def create_partitions(self, request: Any) -> CreatePartitionsResponse:
+        too_many = sum(map(self._partitions_added, request.topics)) > MAX_PARTITIONS_PER_REQUEST
         results = []
         for wanted in request.topics:
             result = CreatePartitionsResponse.CreatePartitionsTopicResult(name=wanted.name, error_message=None)
             try:
                 if request.timeout_ms <= 0:
                     raise ControllerError(ErrorCode.REQUEST_TIMED_OUT, "")
+                if too_many:
+                    raise ControllerError(ErrorCode.POLICY_VIOLATION,
+                                          "Excessively large number of additional partitions per request.")  # fmt: skip
                 entries = self._more_partitions(wanted)
                 if not request.validate_only:
                     self.commit(entries)
@@ -216,6 +238,11 @@ class TopicControl:
                 result.error_code, result.error_message = int(e.error), str(e) or None
             results.append(result)
         return CreatePartitionsResponse(results=results)
+
+    def _partitions_added(self, wanted: Any) -> int:
+        """How many partitions a CreatePartitions entry adds to a known topic (0 otherwise)."""
+        topic = self.image.topic(wanted.name)
+        return max(wanted.count - len(topic.partitions), 0) if topic is not None else 0
 
     def _more_partitions(self, wanted: Any) -> Entries:
         topic = self.image.topic(wanted.name)
