@@ -2,8 +2,10 @@
 
 Metadata, as Kafka's KRaftMetadataCache answers it: the live (registered, unfenced) brokers with
 an endpoint on this broker's listener; every topic for a null topic list (an empty list before
-v1), else the ones named, by name or (v10+) by topic id. Topics are never created on demand: an
-unknown name is UNKNOWN_TOPIC_OR_PARTITION, an unknown id UNKNOWN_TOPIC_ID (name null). A
+v1), else the ones named, by name or (v12+) by topic id. Topics are never created on demand: an
+unknown name is UNKNOWN_TOPIC_OR_PARTITION, an unknown id UNKNOWN_TOPIC_ID (name null). At v10
+and v11, which carry the topic id field but before Kafka serves it, a topic id or a null name
+makes the whole request INVALID_REQUEST (each topic answered so, a null name as ""). A
 partition whose leader is not live answers LEADER_NOT_AVAILABLE with leader -1; replicas of
 brokers no longer registered are listed as offline. The controller id is a live broker picked
 at random, as a KRaft broker answers (admin requests sent there are forwarded). Authorized
@@ -28,6 +30,7 @@ from ...messages.metadata_response import MetadataResponse
 from ...server import RequestContext
 from . import versioned
 from ...uuid import Uuid
+from ..error_answers import error_response
 from .leadership import alive_brokers, endpoint
 
 if TYPE_CHECKING:
@@ -38,6 +41,8 @@ INTERNAL_TOPICS = {"__consumer_offsets", "__transaction_state", "__share_group_s
 TOPIC_OPERATIONS = sum(1 << op for op in (3, 4, 5, 6, 7, 8, 10, 11))
 CLUSTER_OPERATIONS = sum(1 << op for op in (4, 5, 7, 8, 9, 10, 11, 12, 13))
 BROKERS_ENDPOINT = 1
+TOPIC_IDS_FROM_FIELD = 10  # Metadata's first version with the topic id field...
+TOPIC_IDS_FROM_LOOKUP = 12  # ...and the first whose topic ids Kafka looks up
 
 
 def register(broker: Broker) -> None:
@@ -61,6 +66,12 @@ def controller_id(broker: Broker) -> int:
 
 async def handle_metadata(broker: Broker, request: RequestContext) -> Message:
     body: Any = request.body
+    if TOPIC_IDS_FROM_FIELD <= request.api_version < TOPIC_IDS_FROM_LOOKUP and any(
+        t.name is None or t.topic_id != Uuid.ZERO_UUID for t in body.topics or ()
+    ):  # Kafka refuses the whole request: INVALID_REQUEST for each topic, named "" if null
+        return error_response(
+            body, MetadataResponse, request.api_version, ErrorCode.INVALID_REQUEST
+        )
     live = live_endpoints(broker)
     brokers = [MetadataResponse.MetadataResponseBroker(node_id=n, host=h, port=p, rack=r)
                for n, h, p, r in live]  # fmt: skip
@@ -82,7 +93,8 @@ def named_topic(broker: Broker, wanted: Any, body: Any, version: int) -> Any:
         topic = broker.topic(topic_id=wanted.topic_id)
         if topic is None:
             return MetadataResponse.MetadataResponseTopic(
-                error_code=ErrorCode.UNKNOWN_TOPIC_ID, name=None, topic_id=wanted.topic_id)
+                error_code=ErrorCode.UNKNOWN_TOPIC_ID, name=None, topic_id=wanted.topic_id
+            )
         return topic_answer(broker, topic, body, version)
     topic = broker.topic(wanted.name)
     if topic is None:
@@ -102,7 +114,9 @@ def topic_answer(broker: Broker, topic: Topic, body: Any, version: int) -> Any:
                                      else -(1 << 31)))  # fmt: skip
 
 
-def partition_answer(broker: Broker, index: int, registration: PartitionRegistration, version: int) -> Any:
+def partition_answer(
+    broker: Broker, index: int, registration: PartitionRegistration, version: int
+) -> Any:
     """A partition as KRaftMetadataCache shows it: the leader if registered with this listener
     (fenced or not), the replicas not registered, fenced or without the listener offline."""
     brokers = broker.image.brokers
