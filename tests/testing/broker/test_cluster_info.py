@@ -39,18 +39,14 @@ def test_metadata_by_name_by_id_all_and_unknown(tmp_path):
             everything = await setup.conn.send(MetadataRequest(topics=None))
             assert everything.cluster_id == setup.metadata.cluster_id
             assert everything.controller_id == 0
-            assert [(b.node_id, b.port) for b in everything.brokers] == [
-                (0, setup.broker.address[1])
-            ]
+            assert [(b.node_id, b.port) for b in everything.brokers] == [(0, setup.broker.address[1])]
             assert [t.name for t in everything.topics] == ["events", "other"]
             events = everything.topics[0]
             assert events.topic_id == setup.topic_id("events")
             assert [(p.partition_index, p.leader_id, p.leader_epoch, p.replica_nodes, p.isr_nodes)
                     for p in events.partitions] == [(0, 0, 0, [0], [0]), (1, 0, 0, [0], [0])]  # fmt: skip
             missing = Uuid.random()
-            named = await setup.conn.send(
-                metadata_request("other", "nothing", ids=[setup.topic_id("events"), missing])
-            )
+            named = await setup.conn.send(metadata_request("other", "nothing", ids=[setup.topic_id("events"), missing]))
             found = [(t.error_code, t.name, t.topic_id) for t in named.topics]
             assert found == [(0, "other", setup.topic_id("other")),
                              (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "nothing", Uuid.ZERO_UUID),
@@ -59,9 +55,7 @@ def test_metadata_by_name_by_id_all_and_unknown(tmp_path):
             assert setup.metadata.image.topic("nothing") is None  # never created on demand
             none = await setup.conn.send(MetadataRequest(topics=[]))
             assert none.topics == []
-            assert [
-                t.name for t in (await setup.conn.send(MetadataRequest(topics=[]), 0)).topics
-            ] == ["events", "other"]
+            assert [t.name for t in (await setup.conn.send(MetadataRequest(topics=[]), 0)).topics] == ["events", "other"]
 
     run(main())
 
@@ -74,10 +68,7 @@ def test_metadata_v10_and_v11_refuse_topic_ids_and_null_names_as_kafka_does(tmp_
         async with one_broker(tmp_path, {"events": 2}) as setup:
             events = setup.topic_id("events")
             for version in (10, 11):
-                for request in (
-                    metadata_request("events", ids=[events]),
-                    metadata_request("events", ids=[Uuid.ZERO_UUID]),
-                ):
+                for request in (metadata_request("events", ids=[events]), metadata_request("events", ids=[Uuid.ZERO_UUID])):
                     answer = await setup.conn.send(request, version)
                     assert [(t.error_code, t.name, t.topic_id, t.partitions) for t in answer.topics] == [
                         (ErrorCode.INVALID_REQUEST, "events", Uuid.ZERO_UUID, []),
@@ -102,20 +93,12 @@ def test_a_partition_whose_leader_is_gone_has_no_leader(tmp_path):
             cluster = await setup.conn.send(DescribeClusterRequest(include_fenced_brokers=True))
             assert [(b.broker_id, b.is_fenced) for b in cluster.brokers] == [(0, False), (1, True)]
             live = await setup.conn.send(DescribeClusterRequest())
-            assert [b.broker_id for b in live.brokers] == [
-                0
-            ] and live.cluster_id == setup.metadata.cluster_id
+            assert [b.broker_id for b in live.brokers] == [0] and live.cluster_id == setup.metadata.cluster_id
             controllers = await setup.conn.send(DescribeClusterRequest(endpoint_type=2))
             assert controllers.error_code == ErrorCode.UNSUPPORTED_ENDPOINT_TYPE
-            setup.metadata.apply(
-                UnregisterBrokerRecord(broker_id=1, broker_epoch=setup.metadata.broker_epoch)
-            )
+            setup.metadata.apply(UnregisterBrokerRecord(broker_id=1, broker_epoch=setup.metadata.broker_epoch))
             gone = (await setup.conn.send(metadata_request("theirs"))).topics[0].partitions[0]
-            assert (gone.error_code, gone.leader_id, gone.offline_replicas) == (
-                ErrorCode.LEADER_NOT_AVAILABLE,
-                -1,
-                [1],
-            )
+            assert (gone.error_code, gone.leader_id, gone.offline_replicas) == (ErrorCode.LEADER_NOT_AVAILABLE, -1, [1])
 
     run(main())
 
@@ -185,9 +168,7 @@ def test_admin_requests_are_forwarded_and_their_result_is_seen(tmp_path):
             assert [type(r).__name__ for r in setup.metadata.forwarded] == ["CreateTopicsRequest"]
             answer = await setup.conn.send(metadata_request("made"))
             assert len(answer.topics[0].partitions) == 3
-            assert sorted(setup.broker.replicas.partitions) == [("events", 0)] + [
-                ("made", i) for i in range(3)
-            ]
+            assert sorted(setup.broker.replicas.partitions) == [("events", 0)] + [("made", i) for i in range(3)]
 
     run(main())
 
@@ -197,9 +178,7 @@ def test_admin_requests_are_forwarded_and_their_result_is_seen(tmp_path):
     (CreatePartitionsRequest, CreatePartitionsResponse),
     (IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse),
 ])  # fmt: skip
-def test_the_other_admin_requests_go_to_the_controller_as_sent(
-    tmp_path, request_class, response_class
-):
+def test_the_other_admin_requests_go_to_the_controller_as_sent(tmp_path, request_class, response_class):
     async def main():
         async with one_broker(tmp_path) as setup:
             answer = response_class(throttle_time_ms=7)
@@ -208,11 +187,7 @@ def test_the_other_admin_requests_go_to_the_controller_as_sent(
                 return answer
 
             setup.metadata.forwarder = controller
-            sent = (
-                request_class(timeout_ms=1000)
-                if hasattr(request_class(), "timeout_ms")
-                else request_class()
-            )
+            sent = request_class(timeout_ms=1000) if hasattr(request_class(), "timeout_ms") else request_class()
             assert (await setup.conn.send(sent)).throttle_time_ms == 7
             assert setup.metadata.forwarded == [sent]
 

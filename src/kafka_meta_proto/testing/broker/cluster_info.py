@@ -69,9 +69,7 @@ async def handle_metadata(broker: Broker, request: RequestContext) -> Message:
     if TOPIC_IDS_FROM_FIELD <= request.api_version < TOPIC_IDS_FROM_LOOKUP and any(
         t.name is None or t.topic_id != Uuid.ZERO_UUID for t in body.topics or ()
     ):  # Kafka refuses the whole request: INVALID_REQUEST for each topic, named "" if null
-        return error_response(
-            body, MetadataResponse, request.api_version, ErrorCode.INVALID_REQUEST
-        )
+        return error_response(body, MetadataResponse, request.api_version, ErrorCode.INVALID_REQUEST)
     live = live_endpoints(broker)
     brokers = [MetadataResponse.MetadataResponseBroker(node_id=n, host=h, port=p, rack=r)
                for n, h, p, r in live]  # fmt: skip
@@ -93,8 +91,7 @@ def named_topic(broker: Broker, wanted: Any, body: Any, version: int) -> Any:
         topic = broker.topic(topic_id=wanted.topic_id)
         if topic is None:
             return MetadataResponse.MetadataResponseTopic(
-                error_code=ErrorCode.UNKNOWN_TOPIC_ID, name=None, topic_id=wanted.topic_id
-            )
+                error_code=ErrorCode.UNKNOWN_TOPIC_ID, name=None, topic_id=wanted.topic_id)
         return topic_answer(broker, topic, body, version)
     topic = broker.topic(wanted.name)
     if topic is None:
@@ -114,9 +111,7 @@ def topic_answer(broker: Broker, topic: Topic, body: Any, version: int) -> Any:
                                      else -(1 << 31)))  # fmt: skip
 
 
-def partition_answer(
-    broker: Broker, index: int, registration: PartitionRegistration, version: int
-) -> Any:
+def partition_answer(broker: Broker, index: int, registration: PartitionRegistration, version: int) -> Any:
     """A partition as KRaftMetadataCache shows it: the leader if registered with this listener
     (fenced or not), the replicas not registered, fenced or without the listener offline."""
     brokers = broker.image.brokers
