@@ -121,8 +121,19 @@ def test_fetch_serves_the_metadata_partition_alone_and_long_polls(tmp_path):
             assert (whole.error_code, whole.high_watermark) == (0, end)
             assert whole.current_leader.leader_id == 3000 and whole.current_leader.leader_epoch == 1
             assert bytes(whole.records) == s.controller.log.read(0, 1 << 20) and whole.records
-            other = (await conn.send(fetch(0, Uuid.random()))).responses[0].partitions[0]
-            assert other.error_code == ErrorCode.UNKNOWN_TOPIC_ID
+            # anything but the one metadata partition, by topic id, is refused whole (Kafka's
+            # raft client): another topic, two partitions, a topic by name (before v13)
+            other = await conn.send(fetch(0, Uuid.random()))
+            assert (other.error_code, other.responses) == (ErrorCode.INVALID_REQUEST, [])
+            two = fetch(0)
+            two.topics[0].partitions *= 2
+            assert (await conn.send(two)).error_code == ErrorCode.INVALID_REQUEST
+            by_name = fetch(0)
+            by_name.topics[0].topic = "__cluster_metadata"
+            assert (await conn.send(by_name, 12)).error_code == ErrorCode.INVALID_REQUEST
+            stranger = fetch(0)
+            stranger.cluster_id = "another-cluster"
+            assert (await conn.send(stranger)).error_code == ErrorCode.INCONSISTENT_CLUSTER_ID
             past = (await conn.send(fetch(end + 5))).responses[0].partitions[0]
             assert past.error_code == ErrorCode.OFFSET_OUT_OF_RANGE
             # At the log end the answer waits for the next batch, and carries it.

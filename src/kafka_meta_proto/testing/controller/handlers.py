@@ -1,12 +1,13 @@
 """The controller's requests on the server framework: each handler turns a request into the
 controller's action and the action's outcome (or refusal) into Kafka's response.
 
-Fetch serves the metadata partition alone (``__cluster_metadata`` partition 0, by name up to v12,
-by its fixed topic id from v13), as Kafka's KRaft leader serves its observers: the batches from
-the one holding the fetch offset, the high watermark (the log end: every batch is committed), the
-leader and epoch; with nothing new it waits up to MaxWaitMs. Another topic is
-UNKNOWN_TOPIC_OR_PARTITION (UNKNOWN_TOPIC_ID from v13), an offset past the log end
-OFFSET_OUT_OF_RANGE.
+Fetch serves the metadata partition alone, as Kafka's KRaft leader serves its observers: the
+batches from the one holding the fetch offset, the high watermark (the log end: every batch is
+committed), the leader and epoch; with nothing new it waits up to MaxWaitMs; an offset past the
+log end is OFFSET_OUT_OF_RANGE. As Kafka's raft client checks it, a request must name exactly one
+partition, partition 0 of the metadata topic by its fixed topic id (so v13 or later), else the
+whole answer is INVALID_REQUEST; a cluster id other than the controller's is
+INCONSISTENT_CLUSTER_ID.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...error_codes import ErrorCode
-from ...log.names import METADATA_TOPIC
 from ...message import Message
 from ...messages.alter_partition_request import AlterPartitionRequest
 from ...messages.alter_partition_response import AlterPartitionResponse
@@ -87,7 +87,7 @@ def _install_broker_apis(server: Server, controller: Controller) -> None:
         return isr.alter_partition(controller.image, controller.commit, request, ctx.api_version)
 
     async def fetch(ctx: RequestContext) -> Message:
-        return await fetch_metadata(controller, ctx.body, ctx.api_version)
+        return await fetch_metadata(controller, ctx.body)
 
     server.handle(BrokerRegistrationRequest, register)
     server.handle(BrokerHeartbeatRequest, heartbeat)
@@ -135,42 +135,35 @@ def _install_diskless_apis(server: Server, controller: Controller) -> None:
     server.handle(coordinator_mappings.API_KEY, assign)
 
 
-def _is_metadata_topic(topic: Any, version: int) -> bool:
-    if version >= 13:
-        return bool(topic.topic_id == Uuid.METADATA_TOPIC_ID)
-    return bool(topic.topic == METADATA_TOPIC)
+def _names_the_metadata_partition(request: Any) -> bool:
+    """Kafka's raft client serves a Fetch of its one partition, named by topic id, alone."""
+    return (len(request.topics) == 1 and request.topics[0].topic_id == Uuid.METADATA_TOPIC_ID
+            and len(request.topics[0].partitions) == 1 and request.topics[0].partitions[0].partition == 0)  # fmt: skip
 
 
-def _partition_data(controller: Controller, known: bool, partition: Any, version: int) -> Any:
-    """One partition's answer: the batches from the fetch offset on, or why not."""
+def _partition_data(controller: Controller, partition: Any) -> Any:
+    """The metadata partition's answer: the batches from the fetch offset on, or why not."""
     log = controller._log
     data = FetchResponse.PartitionData(partition_index=partition.partition, records=b"",
                                        high_watermark=log.end_offset, log_start_offset=0)  # fmt: skip
     data.current_leader = FetchResponse.LeaderIdAndEpoch(leader_id=controller.node_id, leader_epoch=log.epoch)
-    if not known:
-        data.error_code = int(ErrorCode.UNKNOWN_TOPIC_ID if version >= 13 else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-    elif not 0 <= partition.fetch_offset <= log.end_offset:
+    if not 0 <= partition.fetch_offset <= log.end_offset:
         data.error_code = int(ErrorCode.OFFSET_OUT_OF_RANGE)
     elif partition.fetch_offset < log.end_offset:
         data.records = log.read(partition.fetch_offset, min(partition.partition_max_bytes, MAX_FETCH_BYTES))
     return data
 
 
-async def fetch_metadata(controller: Controller, request: Any, version: int) -> FetchResponse:
+async def fetch_metadata(controller: Controller, request: Any) -> FetchResponse:
     """Kafka's KRaft Fetch answer to an observer (see the module)."""
+    if getattr(request, "cluster_id", None) not in (None, controller.cluster_id):
+        return FetchResponse(error_code=ErrorCode.INCONSISTENT_CLUSTER_ID)
+    if not _names_the_metadata_partition(request):
+        return FetchResponse(error_code=ErrorCode.INVALID_REQUEST)
     log = controller._log
-
-    def known(topic: Any, partition: Any) -> bool:
-        return _is_metadata_topic(topic, version) and partition.partition == 0
-
-    offsets = [p.fetch_offset for t in request.topics for p in t.partitions if known(t, p)]
-    if offsets and all(offset == log.end_offset for offset in offsets):  # nothing new yet: wait
+    (topic,) = request.topics
+    (partition,) = topic.partitions
+    if partition.fetch_offset == log.end_offset:  # nothing new yet: wait
         await log.wait_beyond(log.end_offset, request.max_wait_ms / 1000)
-    responses = [
-        FetchResponse.FetchableTopicResponse(
-            topic=topic.topic if version < 13 else "", topic_id=topic.topic_id,
-            partitions=[_partition_data(controller, known(topic, p), p, version) for p in topic.partitions],
-        )
-        for topic in request.topics
-    ]  # fmt: skip
-    return FetchResponse(responses=responses)
+    return FetchResponse(responses=[FetchResponse.FetchableTopicResponse(
+        topic_id=topic.topic_id, partitions=[_partition_data(controller, partition)])])  # fmt: skip
