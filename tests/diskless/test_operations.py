@@ -7,6 +7,7 @@ import pytest
 
 from diskless.helpers import T1, T2, Clock, batch
 from kafka_meta_proto.diskless import BatchCoordinator
+from kafka_meta_proto.diskless.coordinator import expired_batches
 from kafka_meta_proto.diskless.types import (
     CommitBatchRequest,
     CommitBatchResponse,
@@ -230,7 +231,19 @@ def test_retention_by_time_and_by_size(coordinator, clock):
                                           batch(P0, 2, max_timestamp=900, byte_offset=200)])  # fmt: skip
     assert coordinator.enforce_retention(P0, -1, -1) == 0
     assert coordinator.enforce_retention(P0, 600, -1) == 2  # the batch of 100 is over 600 ms old
-    assert coordinator.enforce_retention(P0, -1, 150) == 4  # 200 bytes left, over 150: one more goes
+    # by size, as Kafka: a batch goes only if what stays still holds retention_bytes
+    assert coordinator.enforce_retention(P0, -1, 150) == 2  # 200 bytes; dropping one leaves 100
+    assert coordinator.enforce_retention(P0, -1, 100) == 4  # 100 bytes stay, exactly the limit
     assert offsets(coordinator, P0) == (4, 6)
     with pytest.raises(KeyError):
         coordinator.enforce_retention(TopicIdPartition(T2, 0), 1, 1)
+
+
+def test_retention_by_size_comes_before_time_and_keeps_the_limit():
+    batches = [(1, 100, 60), (3, 900, 60), (5, 100, 60)]  # (last offset, timestamp, size)
+    assert expired_batches(batches, 1000, -1, 100) == 1  # 120 stay; one more would leave 60
+    assert expired_batches(batches, 1000, -1, 0) == 3
+    assert expired_batches(batches, 1000, -1, 500) == 0  # under the limit: nothing
+    assert expired_batches(batches, 1000, 500, -1) == 1  # by time, the oldest only: the next is new
+    assert expired_batches(batches, 1000, 500, 100) == 1
+    assert expired_batches(batches, 1000, 500, 30) == 3  # size takes two, then time the third
