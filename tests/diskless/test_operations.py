@@ -170,6 +170,11 @@ def test_list_offsets_special_timestamps_and_search(coordinator, clock):
     assert ask(-7)[0] == ask(-100)[0] == E.UNSUPPORTED_VERSION  # as Kafka's broker answers
     assert ask(-1, TopicIdPartition(T2, 0))[0] == E.UNKNOWN_TOPIC_ID
     assert ask(-3, P1) == (E.NONE, -1, -1)  # an empty partition
+    # a log start inside a batch: never an offset below it, as Kafka's search
+    coordinator.delete_records([DeleteRecordsRequest(P0, 3)])
+    assert ask(150) == (E.NONE, 300, 3)
+    found = coordinator.find_batches([FindBatchRequest(P0, ask(150)[2], 1000)], 1000)[0]
+    assert (found.error, found.batches[0].metadata.base_offset) == (E.NONE, 2)
 
 
 def test_delete_records_moves_the_log_start_and_soft_deletes_emptied_objects(coordinator, clock):
