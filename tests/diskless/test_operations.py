@@ -7,6 +7,7 @@ import pytest
 
 from diskless.helpers import T1, T2, Clock, batch
 from kafka_meta_proto.diskless import BatchCoordinator
+from kafka_meta_proto.diskless.coordinator import expired_batches
 from kafka_meta_proto.diskless.types import (
     CommitBatchRequest,
     CommitBatchResponse,
@@ -169,6 +170,11 @@ def test_list_offsets_special_timestamps_and_search(coordinator, clock):
     assert ask(-7)[0] == ask(-100)[0] == E.UNSUPPORTED_VERSION  # as Kafka's broker answers
     assert ask(-1, TopicIdPartition(T2, 0))[0] == E.UNKNOWN_TOPIC_ID
     assert ask(-3, P1) == (E.NONE, -1, -1)  # an empty partition
+    # a log start inside a batch: never an offset below it, as Kafka's search
+    coordinator.delete_records([DeleteRecordsRequest(P0, 3)])
+    assert ask(150) == (E.NONE, 300, 3)
+    found = coordinator.find_batches([FindBatchRequest(P0, ask(150)[2], 1000)], 1000)[0]
+    assert (found.error, found.batches[0].metadata.base_offset) == (E.NONE, 2)
 
 
 def test_delete_records_moves_the_log_start_and_soft_deletes_emptied_objects(coordinator, clock):
@@ -236,7 +242,19 @@ def test_retention_by_time_and_by_size(coordinator, clock):
                                           batch(P0, 2, max_timestamp=900, byte_offset=200)])  # fmt: skip
     assert coordinator.enforce_retention(P0, -1, -1) == 0
     assert coordinator.enforce_retention(P0, 600, -1) == 2  # the batch of 100 is over 600 ms old
-    assert coordinator.enforce_retention(P0, -1, 150) == 4  # 200 bytes left, over 150: one more goes
+    # by size, as Kafka: a batch goes only if what stays still holds retention_bytes
+    assert coordinator.enforce_retention(P0, -1, 150) == 2  # 200 bytes; dropping one leaves 100
+    assert coordinator.enforce_retention(P0, -1, 100) == 4  # 100 bytes stay, exactly the limit
     assert offsets(coordinator, P0) == (4, 6)
     with pytest.raises(KeyError):
         coordinator.enforce_retention(TopicIdPartition(T2, 0), 1, 1)
+
+
+def test_retention_by_size_comes_before_time_and_keeps_the_limit():
+    batches = [(1, 100, 60), (3, 900, 60), (5, 100, 60)]  # (last offset, timestamp, size)
+    assert expired_batches(batches, 1000, -1, 100) == 1  # 120 stay; one more would leave 60
+    assert expired_batches(batches, 1000, -1, 0) == 3
+    assert expired_batches(batches, 1000, -1, 500) == 0  # under the limit: nothing
+    assert expired_batches(batches, 1000, 500, -1) == 1  # by time, the oldest only: the next is new
+    assert expired_batches(batches, 1000, 500, 100) == 1
+    assert expired_batches(batches, 1000, 500, 30) == 3  # size takes two, then time the third

@@ -70,7 +70,10 @@ def test_find_coordinator_with_batch_keys(tmp_path):
                 assert await call.find_coordinator([write, read]) == [(0, 1, host, port)] * 2
                 bad = await call.find_coordinator(["write:x", f"delete:{T1}:0", f"read:{T1}:-1", f"read:{T1}:x"])
                 assert [b[0] for b in bad] == [E.INVALID_REQUEST] * 4
-                assert (await call.find_coordinator([write], version=6))[0][0] == E.UNSUPPORTED_VERSION
+                # as Kafka's broker answers a share key below v6, and a key type it does not know
+                assert (await call.find_coordinator([write], version=6))[0][0] == E.INVALID_REQUEST
+                assert (await call.find_coordinator([write], key_type=4))[0][0] == E.INVALID_REQUEST
+                assert (await call.find_coordinator([write], key_type=-1))[0][0] == E.INVALID_REQUEST
                 assert (await call.find_coordinator(["group"], key_type=0))[0][0] == E.COORDINATOR_NOT_AVAILABLE
                 with BatchCoordinator(tmp_path / "replica", follow=tmp_path / "leader") as replica:
                     async with served(replica, leader=Node(1, host, port)) as (rcall, rservice):

@@ -60,6 +60,25 @@ def wall_clock_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+def expired_batches(
+    batches: list[tuple[int, int, int]], now: int, retention_ms: int, retention_bytes: int
+) -> int:
+    """How many of the oldest ``batches`` (last offset, timestamp, size) retention drops, in
+    Kafka's order (-1: no limit). By size first, and only while what is left still holds
+    ``retention_bytes`` or more: Kafka never cuts a log below its retention.bytes. Then by time,
+    while the next one is more than ``retention_ms`` old."""
+    dropped = 0
+    if retention_bytes >= 0:
+        excess = sum(size for _, _, size in batches) - retention_bytes
+        while dropped < len(batches) and batches[dropped][2] <= excess:
+            excess -= batches[dropped][2]
+            dropped += 1
+    if retention_ms >= 0:
+        while dropped < len(batches) and now - batches[dropped][1] > retention_ms:
+            dropped += 1
+    return dropped
+
+
 def state_file(data: Path, partition: int) -> Path:
     return Path(data) / f"batch-coordinator-{partition}.sqlite"
 
@@ -347,9 +366,8 @@ class BatchCoordinator:
         return decide
 
     def enforce_retention(self, tp: TopicIdPartition, retention_ms: int, retention_bytes: int) -> int:
-        """Drop the oldest batches of a partition while any is older than ``retention_ms`` or the
-        partition holds more than ``retention_bytes`` (-1: no limit), as Kafka's retention does
-        with segments; return the log start offset after it."""
+        """Drop a partition's oldest batches as Kafka's retention drops segments
+        (``expired_batches``); return the log start offset after it."""
         if self.read_only:
             raise PermissionError("a read-only batch coordinator does not enforce retention")
 
@@ -358,13 +376,8 @@ class BatchCoordinator:
             if offsets is None:
                 raise KeyError(f"no diskless partition {tp}")
             batches = self.store.partition_batches_by_age(tp.topic_id, tp.partition)
-            total, now, new_start = sum(size for _, _, size in batches), self.clock(), offsets[0]
-            for last_offset, stamp, size in batches:
-                too_old = retention_ms >= 0 and now - stamp > retention_ms
-                if not too_old and not (0 <= retention_bytes < total):
-                    break
-                total -= size
-                new_start = last_offset + 1
+            dropped = expired_batches(batches, self.clock(), retention_ms, retention_bytes)
+            new_start = batches[dropped - 1][0] + 1 if dropped else offsets[0]
             if new_start > offsets[0]:
                 self._move_log_start(tp, new_start, emit)
             return new_start

@@ -105,4 +105,7 @@ def list_offset(store: Store, request: ListOffsetsRequest) -> ListOffsetsRespons
     batch = store.first_batch_at_or_after(tp.topic_id, tp.partition, wanted)
     if batch is None:
         return ListOffsetsResponse(ErrorCode.NONE, tp, NO_TIMESTAMP, NO_OFFSET)
-    return ListOffsetsResponse(ErrorCode.NONE, tp, batch_timestamp(batch), batch.base_offset)
+    # a batch the log start cut into: its offsets below the log start are gone (Kafka's search
+    # skips records below the log start offset), and a find there would be out of range
+    offset = max(batch.base_offset, log_start)
+    return ListOffsetsResponse(ErrorCode.NONE, tp, batch_timestamp(batch), offset)

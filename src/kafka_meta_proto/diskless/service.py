@@ -11,9 +11,10 @@ read-only one the leader it was told of (COORDINATOR_NOT_AVAILABLE if none). Wit
 one as above, another where the routing says it is served, COORDINATOR_NOT_AVAILABLE for a
 partition not mapped yet; and the RPCs answer NOT_COORDINATOR for each partition this coordinator
 does not own (94, 96-98; 93 and 95 are per topic: every coordinator owning a partition of the
-topic keeps the topic). A malformed key, or key type 3 below v7, is INVALID_REQUEST /
-UNSUPPORTED_VERSION for that key; the other key types (groups, transactions, share groups) have
-no coordinator here: COORDINATOR_NOT_AVAILABLE.
+topic keeps the topic). A malformed key, key type 3 below v7 and a key type Kafka does not
+define are INVALID_REQUEST for that key (Kafka's broker answers a share key below v6 and an
+unknown key type so); Kafka's other key types (groups, transactions, share groups) have no
+coordinator here: COORDINATOR_NOT_AVAILABLE.
 
 AssignPartitionToBatchCoordinator (99) goes to the controller, so a coordinator does not serve it.
 """
@@ -38,6 +39,7 @@ from .routing import Node, Routing
 __all__ = ["CoordinatorService", "Node", "parse_batch_key"]
 
 BATCH_KEY_TYPE = 3
+KAFKA_KEY_TYPES = (0, 1, 2)  # group, transaction, share group
 BATCH_KEY_VERSION = 7
 OPERATIONS = ("read", "write")
 
@@ -107,10 +109,12 @@ class CoordinatorService:
         def refused(error: int, why: str) -> Coordinator:
             return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=error, error_message=why)
 
-        if key_type != BATCH_KEY_TYPE:
+        if key_type in KAFKA_KEY_TYPES:
             return refused(ErrorCode.COORDINATOR_NOT_AVAILABLE, "only batch coordinators (key type 3) are served here")
+        if key_type != BATCH_KEY_TYPE:
+            return refused(ErrorCode.INVALID_REQUEST, f"unknown coordinator key type {key_type}")
         if version < BATCH_KEY_VERSION:
-            return refused(ErrorCode.UNSUPPORTED_VERSION, "key type 3 needs FindCoordinator v7")
+            return refused(ErrorCode.INVALID_REQUEST, "key type 3 needs FindCoordinator v7")
         try:
             node = self._locate(*parse_batch_key(key))
         except ValueError as e:
