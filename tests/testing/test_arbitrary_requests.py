@@ -1,6 +1,8 @@
 """The fake cluster's broker answers any well-formed request of any API it serves, whatever its
 values, without a handler failing (a failing handler is logged; where the response has no error
-code the connection is closed): Kafka's broker answers such requests with error codes.
+code the connection is closed): Kafka's broker answers such requests with error codes. The same
+requests also go through the proxy before it, passing bodies unread and decoding them for its
+log: it must relay every one without an error of its own.
 
 Requests are drawn by ``kafka_meta_proto.strategies`` at a version the broker serves, then
 steered so that they reach past the first checks: names, ids and partitions point at the one
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import io
 import logging
 
 import pytest
@@ -21,7 +24,8 @@ from kafka_meta_proto import message_class
 from kafka_meta_proto.client import ConnectionClosed, connect
 from kafka_meta_proto.messages import REGISTRY
 from kafka_meta_proto.strategies import messages
-from kafka_meta_proto.testing.threaded import RunningCluster
+from kafka_meta_proto.proxy import Proxy
+from kafka_meta_proto.testing.threaded import CALL_TIMEOUT, RunningCluster
 
 pytestmark = pytest.mark.timeout(300)
 TOPIC = "t"
@@ -35,11 +39,22 @@ WAITS = {"max_wait_ms", "timeout_ms", "session_timeout_ms", "rebalance_timeout_m
 ApiVersionsRequest = message_class("ApiVersionsRequest")
 
 
-@pytest.fixture(scope="module")
-def cluster():
+@pytest.fixture(scope="module", params=["broker", "passing proxy", "logging proxy"])
+def cluster(request):
+    """The running cluster, with ``target``: its broker's address, or a proxy's before it."""
     with RunningCluster(brokers=1) as running:
         running.create_topic(TOPIC, partitions=PARTITIONS)
+        if request.param == "broker":
+            running.target = running.addresses[0]
+            yield running
+            return
+        log = io.StringIO() if request.param == "logging proxy" else None
+        proxy = Proxy(("127.0.0.1", 0), running.addresses[0], log=log)
+        on_its_loop = running._loop  # the proxy runs beside the cluster, on its thread
+        asyncio.run_coroutine_threadsafe(proxy.start(), on_its_loop).result(CALL_TIMEOUT)
+        running.target = proxy.address
         yield running
+        asyncio.run_coroutine_threadsafe(proxy.close(), on_its_loop).result(CALL_TIMEOUT)
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +62,7 @@ def served(cluster):
     """(request class, versions) of every API the broker serves, from its ApiVersions answer."""
 
     async def ask():
-        async with await connect(*cluster.addresses[0]) as conn:
+        async with await connect(*cluster.target) as conn:
             return await conn.send(ApiVersionsRequest(), 3)
 
     answer = asyncio.run(ask())
@@ -86,7 +101,7 @@ def _steer(value, version, data, topic_id) -> None:
                 _steer(element, version, data, topic_id)
 
 
-@settings(max_examples=150, deadline=None,
+@settings(max_examples=100, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])  # fmt: skip
 @given(data=st.data())
 def test_any_request_is_answered_without_a_handler_failing(cluster, served, caplog, data):
@@ -99,7 +114,7 @@ def test_any_request_is_answered_without_a_handler_failing(cluster, served, capl
     caplog.clear()
 
     async def send():
-        async with await connect(*cluster.addresses[0]) as conn:
+        async with await connect(*cluster.target) as conn:
             try:
                 return await asyncio.wait_for(conn.send(request, version), ANSWER_WITHIN)
             except ConnectionClosed:
