@@ -145,3 +145,17 @@ def test_fetch_serves_the_metadata_partition_alone_and_long_polls(tmp_path):
             assert answer.high_watermark > end and answer.records
 
     run(scenario())
+
+
+def test_a_broker_following_the_log_stops_on_a_fetch_refused_whole():
+    """A Fetch answer with a top-level error (the controller refused the whole request) ends the
+    follower with that error, as a partition's error does, rather than failing on its shape."""
+    from kafka_meta_proto import message_class
+    from kafka_meta_proto.error_codes import ErrorCode
+    from kafka_meta_proto.testing.broker.lifecycle import BrokerLifecycle, LifecycleError
+
+    FetchResponse = message_class("FetchResponse")
+    lifecycle = BrokerLifecycle(0, ("127.0.0.1", 1), cluster_id="c", listeners=[])
+    with pytest.raises(LifecycleError) as refused:
+        asyncio.run(lifecycle._replay(FetchResponse(error_code=ErrorCode.INCONSISTENT_CLUSTER_ID)))
+    assert refused.value.error == ErrorCode.INCONSISTENT_CLUSTER_ID

@@ -180,6 +180,8 @@ class BrokerLifecycle:
         return await self._send(request, FetchResponse, conn)
 
     async def _replay(self, answer: Any) -> None:
+        if answer.error_code:  # the whole fetch refused (a foreign cluster id, a malformed ask)
+            raise LifecycleError(answer.error_code, f"broker {self.node_id} fetching the metadata log")
         data = answer.responses[0].partitions[0]
         if data.error_code:
             raise LifecycleError(data.error_code, f"broker {self.node_id} fetching the metadata log")
