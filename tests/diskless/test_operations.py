@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from diskless.helpers import T1, T2, Clock, batch
+from diskless.helpers import START, T1, T2, Clock, batch
 from kafka_meta_proto.diskless import BatchCoordinator
 from kafka_meta_proto.diskless.coordinator import expired_batches
 from kafka_meta_proto.diskless.types import (
@@ -81,11 +81,11 @@ def test_an_object_key_commits_once(coordinator):
 
 
 def test_idempotent_producer_duplicates_get_their_original_offsets(coordinator):
-    first = coordinator.commit_file("o1", 1, 100, [batch(P0, 10, producer=(7, 0, 0), max_timestamp=99)])
+    first = coordinator.commit_file("o1", 1, 100, [batch(P0, 10, producer=(7, 0, 0), max_timestamp=START - 9)])
     coordinator.commit_file("o2", 1, 100, [batch(P0, 10, producer=(8, 0, 0))])
     again = coordinator.commit_file("o3", 1, 100, [batch(P0, 10, producer=(7, 0, 0))])
     assert first[0].assigned_base_offset == 0
-    assert again == [CommitBatchResponse(E.NONE, 0, 99, 0, True)]  # Kafka's duplicate: its timestamp
+    assert again == [CommitBatchResponse(E.NONE, 0, START - 9, 0, True)]  # Kafka's duplicate: its timestamp
     assert offsets(coordinator, P0) == (0, 20)
     assert [f.object_key for f in coordinator.get_files_to_delete()] == ["o3"]  # nothing of it is used
 
