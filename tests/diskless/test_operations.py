@@ -1,5 +1,6 @@
-"""The coordinator's operations through its Python interface: offsets, idempotent producers,
-finds, offsets by timestamp, deletions, retention, the files to delete, and their error codes."""
+"""The coordinator's operations through its Python interface: offsets, idempotent producers (and
+their state after deletions and expiry), finds, offsets by timestamp, deletions, retention, the
+files to delete, and their error codes."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 from diskless.helpers import START, T1, T2, Clock, batch
 from kafka_meta_proto.diskless import BatchCoordinator
 from kafka_meta_proto.diskless.coordinator import expired_batches
+from kafka_meta_proto.diskless.store import PRODUCER_ID_EXPIRATION_MS
 from kafka_meta_proto.diskless.types import (
     CommitBatchRequest,
     CommitBatchResponse,
@@ -115,10 +117,67 @@ def test_sequences_and_epochs_follow_kafkas_rules(coordinator):
     assert c.commit_file("j", 1, 100, [batch(P1, 1, producer=(9, 0, 0))])[0].error == E.NONE
 
 
-def test_a_producer_whose_batches_are_all_deleted_may_start_anywhere(coordinator):
-    coordinator.commit_file("a", 1, 100, [batch(P0, 5, producer=(7, 0, 0))])
-    assert coordinator.delete_records([DeleteRecordsRequest(P0, -1)])[0].low_watermark == 5
-    assert coordinator.commit_file("b", 1, 100, [batch(P0, 5, producer=(7, 0, 77))])[0].error == E.NONE
+def test_a_new_epoch_replaces_the_retained_batches_and_five_are_kept(coordinator):
+    for n in range(7):
+        coordinator.commit_file(f"o{n}", 1, 100, [batch(P0, 1, producer=(7, 0, n))])
+    assert [b.base_sequence for b in coordinator.store.retained_batches(T1, 0, 7)] == [6, 5, 4, 3, 2]
+    coordinator.commit_file("bump", 1, 100, [batch(P0, 1, producer=(7, 1, 0))])
+    assert [(b.producer_epoch, b.base_sequence) for b in coordinator.store.retained_batches(T1, 0, 7)] == [(1, 0)]
+
+
+REMOVALS = {
+    "DeleteRecords": lambda c: c.delete_records([DeleteRecordsRequest(P0, -1)])[0].low_watermark,
+    "retention": lambda c: c.enforce_retention(P0, -1, 0),  # by size: nothing may stay
+}
+
+
+@pytest.mark.parametrize("remove", REMOVALS.values(), ids=REMOVALS.keys())
+def test_a_producer_keeps_its_state_when_its_batches_are_removed(coordinator, remove):
+    c = coordinator
+    c.commit_file("a", 1, 100, [batch(P0, 5, producer=(7, 2, 0), max_timestamp=START - 2)])
+    c.commit_file("b", 1, 100, [batch(P0, 5, producer=(7, 2, 5), max_timestamp=START - 1)])
+    assert remove(c) == 10 and c.find_batches([FindBatchRequest(P0, 10, 1000)], 1000)[0].batches == []
+    # a retry of a deleted batch is still a duplicate, answered with its original offsets
+    assert c.commit_file("b2", 1, 100, [batch(P0, 5, producer=(7, 2, 5))]) == [
+        CommitBatchResponse(E.NONE, 5, START - 1, 10, True)]
+    assert c.commit_file("a2", 1, 100, [batch(P0, 5, producer=(7, 2, 0))])[0][1:] == (0, START - 2, 10, True)
+    assert c.commit_file("gap", 1, 100, [batch(P0, 5, producer=(7, 2, 11))])[0].error == E.OUT_OF_ORDER_SEQUENCE_NUMBER
+    assert c.commit_file("stale", 1, 100, [batch(P0, 5, producer=(7, 1, 10))])[0].error == E.INVALID_PRODUCER_EPOCH
+    assert c.commit_file("next", 1, 100, [batch(P0, 5, producer=(7, 2, 10))])[0][:2] == (E.NONE, 10)
+    assert offsets(c, P0) == (10, 15)
+
+
+def test_a_producer_expires_a_day_after_its_newest_batch(coordinator, clock):
+    c = coordinator
+    c.commit_file("a", 1, 100, [batch(P0, 5, producer=(7, 2, 0), max_timestamp=START)])
+    c.delete_records([DeleteRecordsRequest(P0, -1)])
+    clock.now = START + PRODUCER_ID_EXPIRATION_MS - 1
+    assert c.commit_file("b", 1, 100, [batch(P0, 5, producer=(7, 2, 77))])[0].error == E.OUT_OF_ORDER_SEQUENCE_NUMBER
+    assert c.commit_file("c", 1, 100, [batch(P0, 5, producer=(7, 2, 0))])[0].is_duplicate
+    clock.now += 1  # expired: no state, any sequence and epoch
+    assert c.commit_file("d", 1, 100, [batch(P0, 5, producer=(7, 1, 77), max_timestamp=clock.now)])[0][:2] == (E.NONE, 5)
+    # the state starts again from that batch alone: the batch of before is no duplicate now
+    assert c.commit_file("e", 1, 100, [batch(P0, 5, producer=(7, 1, 0))])[0].error == E.OUT_OF_ORDER_SEQUENCE_NUMBER
+    assert c.commit_file("f", 1, 100, [batch(P0, 5, producer=(7, 1, 82))])[0][:2] == (E.NONE, 10)
+
+
+def test_a_log_append_time_batch_counts_its_append_time_for_expiry(coordinator, clock):
+    c = coordinator
+    c.commit_file("a", 1, 100, [batch(P0, 5, producer=(7, 0, 0), max_timestamp=0, timestamp_type=1)])
+    c.commit_file("b", 1, 100, [batch(P1, 5, producer=(7, 0, 0), max_timestamp=0)])  # create time 0
+    clock.now += PRODUCER_ID_EXPIRATION_MS - 1
+    assert c.commit_file("c", 1, 100, [batch(P0, 5, producer=(7, 0, 77))])[0].error == E.OUT_OF_ORDER_SEQUENCE_NUMBER
+    assert c.commit_file("d", 1, 100, [batch(P1, 5, producer=(7, 0, 77))])[0].error == E.NONE  # long expired
+
+
+def test_a_topic_deleted_and_created_again_has_no_producer_state(coordinator):
+    c = coordinator
+    c.commit_file("a", 1, 100, [batch(P0, 5, producer=(7, 2, 0)), batch(P0, 5, producer=(7, 2, 5), byte_offset=100)])
+    assert c.delete_topics([T1]) == [E.NONE]
+    assert c.store.retained_batches(T1, 0, 7) == []
+    assert c.create_topic_and_partitions([CreateTopicAndPartitionsRequest(T1, "t1", 2)]) == [E.NONE]
+    assert c.commit_file("b", 1, 100, [batch(P0, 5, producer=(7, 2, 5))]) == [CommitBatchResponse(E.NONE, 0, -1, 0, False)]
+    assert c.commit_file("c", 1, 100, [batch(P0, 5, producer=(7, 0, 40))])[0].error == E.INVALID_PRODUCER_EPOCH
 
 
 def test_find_batches_respects_both_byte_limits_and_always_gives_a_first_batch(coordinator):
