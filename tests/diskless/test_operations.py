@@ -83,11 +83,14 @@ def test_an_object_key_commits_once(coordinator):
 
 
 def test_idempotent_producer_duplicates_get_their_original_offsets(coordinator):
-    first = coordinator.commit_file("o1", 1, 100, [batch(P0, 10, producer=(7, 0, 0), max_timestamp=START - 9)])
+    stamp = START - 9  # recent: the producer is not expired
+    first = coordinator.commit_file(
+        "o1", 1, 100, [batch(P0, 10, producer=(7, 0, 0), max_timestamp=stamp)]
+    )
     coordinator.commit_file("o2", 1, 100, [batch(P0, 10, producer=(8, 0, 0))])
     again = coordinator.commit_file("o3", 1, 100, [batch(P0, 10, producer=(7, 0, 0))])
     assert first[0].assigned_base_offset == 0
-    assert again == [CommitBatchResponse(E.NONE, 0, START - 9, 0, True)]  # Kafka's duplicate: its timestamp
+    assert again == [CommitBatchResponse(E.NONE, 0, stamp, 0, True)]  # Kafka's: its timestamp
     assert offsets(coordinator, P0) == (0, 20)
     assert [f.object_key for f in coordinator.get_files_to_delete()] == ["o3"]  # nothing of it is used
 
@@ -117,12 +120,24 @@ def test_sequences_and_epochs_follow_kafkas_rules(coordinator):
     assert c.commit_file("j", 1, 100, [batch(P1, 1, producer=(9, 0, 0))])[0].error == E.NONE
 
 
+def produce(c, key, producer, tp=P0, count=5, **fields) -> CommitBatchResponse:
+    """The answer to one idempotent batch, ``producer`` (id, epoch, base sequence), in an object
+    of its own."""
+    return c.commit_file(key, 1, 100, [batch(tp, count, producer=producer, **fields)])[0]
+
+
+def retained(c, producer_id, tp=P0):
+    """(epoch, base sequence) of the producer's retained batches, newest first."""
+    found = c.store.retained_batches(tp.topic_id, tp.partition, producer_id)
+    return [(b.producer_epoch, b.base_sequence) for b in found]
+
+
 def test_a_new_epoch_replaces_the_retained_batches_and_five_are_kept(coordinator):
     for n in range(7):
-        coordinator.commit_file(f"o{n}", 1, 100, [batch(P0, 1, producer=(7, 0, n))])
-    assert [b.base_sequence for b in coordinator.store.retained_batches(T1, 0, 7)] == [6, 5, 4, 3, 2]
-    coordinator.commit_file("bump", 1, 100, [batch(P0, 1, producer=(7, 1, 0))])
-    assert [(b.producer_epoch, b.base_sequence) for b in coordinator.store.retained_batches(T1, 0, 7)] == [(1, 0)]
+        produce(coordinator, f"o{n}", (7, 0, n), count=1)
+    assert retained(coordinator, 7) == [(0, 6), (0, 5), (0, 4), (0, 3), (0, 2)]
+    produce(coordinator, "bump", (7, 1, 0), count=1)
+    assert retained(coordinator, 7) == [(1, 0)]
 
 
 REMOVALS = {
@@ -134,50 +149,50 @@ REMOVALS = {
 @pytest.mark.parametrize("remove", REMOVALS.values(), ids=REMOVALS.keys())
 def test_a_producer_keeps_its_state_when_its_batches_are_removed(coordinator, remove):
     c = coordinator
-    c.commit_file("a", 1, 100, [batch(P0, 5, producer=(7, 2, 0), max_timestamp=START - 2)])
-    c.commit_file("b", 1, 100, [batch(P0, 5, producer=(7, 2, 5), max_timestamp=START - 1)])
-    assert remove(c) == 10 and c.find_batches([FindBatchRequest(P0, 10, 1000)], 1000)[0].batches == []
+    produce(c, "a", (7, 2, 0), max_timestamp=START - 2)
+    produce(c, "b", (7, 2, 5), max_timestamp=START - 1)
+    assert remove(c) == 10
+    assert c.find_batches([FindBatchRequest(P0, 10, 1000)], 1000)[0].batches == []
     # a retry of a deleted batch is still a duplicate, answered with its original offsets
-    assert c.commit_file("b2", 1, 100, [batch(P0, 5, producer=(7, 2, 5))]) == [
-        CommitBatchResponse(E.NONE, 5, START - 1, 10, True)]
-    assert c.commit_file("a2", 1, 100, [batch(P0, 5, producer=(7, 2, 0))])[0][1:] == (0, START - 2, 10, True)
-    assert c.commit_file("gap", 1, 100, [batch(P0, 5, producer=(7, 2, 11))])[0].error == E.OUT_OF_ORDER_SEQUENCE_NUMBER
-    assert c.commit_file("stale", 1, 100, [batch(P0, 5, producer=(7, 1, 10))])[0].error == E.INVALID_PRODUCER_EPOCH
-    assert c.commit_file("next", 1, 100, [batch(P0, 5, producer=(7, 2, 10))])[0][:2] == (E.NONE, 10)
+    assert produce(c, "b2", (7, 2, 5)) == CommitBatchResponse(E.NONE, 5, START - 1, 10, True)
+    assert produce(c, "a2", (7, 2, 0)) == CommitBatchResponse(E.NONE, 0, START - 2, 10, True)
+    assert produce(c, "gap", (7, 2, 11)).error == E.OUT_OF_ORDER_SEQUENCE_NUMBER
+    assert produce(c, "stale", (7, 1, 10)).error == E.INVALID_PRODUCER_EPOCH
+    assert produce(c, "next", (7, 2, 10))[:2] == (E.NONE, 10)
     assert offsets(c, P0) == (10, 15)
 
 
 def test_a_producer_expires_a_day_after_its_newest_batch(coordinator, clock):
     c = coordinator
-    c.commit_file("a", 1, 100, [batch(P0, 5, producer=(7, 2, 0), max_timestamp=START)])
+    produce(c, "a", (7, 2, 0), max_timestamp=START)
     c.delete_records([DeleteRecordsRequest(P0, -1)])
     clock.now = START + PRODUCER_ID_EXPIRATION_MS - 1
-    assert c.commit_file("b", 1, 100, [batch(P0, 5, producer=(7, 2, 77))])[0].error == E.OUT_OF_ORDER_SEQUENCE_NUMBER
-    assert c.commit_file("c", 1, 100, [batch(P0, 5, producer=(7, 2, 0))])[0].is_duplicate
+    assert produce(c, "b", (7, 2, 77)).error == E.OUT_OF_ORDER_SEQUENCE_NUMBER
+    assert produce(c, "c", (7, 2, 0)).is_duplicate
     clock.now += 1  # expired: no state, any sequence and epoch
-    assert c.commit_file("d", 1, 100, [batch(P0, 5, producer=(7, 1, 77), max_timestamp=clock.now)])[0][:2] == (E.NONE, 5)
+    assert produce(c, "d", (7, 1, 77), max_timestamp=clock.now)[:2] == (E.NONE, 5)
     # the state starts again from that batch alone: the batch of before is no duplicate now
-    assert c.commit_file("e", 1, 100, [batch(P0, 5, producer=(7, 1, 0))])[0].error == E.OUT_OF_ORDER_SEQUENCE_NUMBER
-    assert c.commit_file("f", 1, 100, [batch(P0, 5, producer=(7, 1, 82))])[0][:2] == (E.NONE, 10)
+    assert produce(c, "e", (7, 1, 0)).error == E.OUT_OF_ORDER_SEQUENCE_NUMBER
+    assert produce(c, "f", (7, 1, 82))[:2] == (E.NONE, 10)
 
 
 def test_a_log_append_time_batch_counts_its_append_time_for_expiry(coordinator, clock):
     c = coordinator
-    c.commit_file("a", 1, 100, [batch(P0, 5, producer=(7, 0, 0), max_timestamp=0, timestamp_type=1)])
-    c.commit_file("b", 1, 100, [batch(P1, 5, producer=(7, 0, 0), max_timestamp=0)])  # create time 0
+    produce(c, "a", (7, 0, 0), max_timestamp=0, timestamp_type=1)
+    produce(c, "b", (7, 0, 0), tp=P1, max_timestamp=0)  # create time 0: long expired
     clock.now += PRODUCER_ID_EXPIRATION_MS - 1
-    assert c.commit_file("c", 1, 100, [batch(P0, 5, producer=(7, 0, 77))])[0].error == E.OUT_OF_ORDER_SEQUENCE_NUMBER
-    assert c.commit_file("d", 1, 100, [batch(P1, 5, producer=(7, 0, 77))])[0].error == E.NONE  # long expired
+    assert produce(c, "c", (7, 0, 77)).error == E.OUT_OF_ORDER_SEQUENCE_NUMBER
+    assert produce(c, "d", (7, 0, 77), tp=P1).error == E.NONE
 
 
 def test_a_topic_deleted_and_created_again_has_no_producer_state(coordinator):
     c = coordinator
-    c.commit_file("a", 1, 100, [batch(P0, 5, producer=(7, 2, 0)), batch(P0, 5, producer=(7, 2, 5), byte_offset=100)])
-    assert c.delete_topics([T1]) == [E.NONE]
-    assert c.store.retained_batches(T1, 0, 7) == []
+    produce(c, "a", (7, 2, 0))
+    produce(c, "b", (7, 2, 5))
+    assert c.delete_topics([T1]) == [E.NONE] and retained(c, 7) == []
     assert c.create_topic_and_partitions([CreateTopicAndPartitionsRequest(T1, "t1", 2)]) == [E.NONE]
-    assert c.commit_file("b", 1, 100, [batch(P0, 5, producer=(7, 2, 5))]) == [CommitBatchResponse(E.NONE, 0, -1, 0, False)]
-    assert c.commit_file("c", 1, 100, [batch(P0, 5, producer=(7, 0, 40))])[0].error == E.INVALID_PRODUCER_EPOCH
+    assert produce(c, "c", (7, 2, 5)) == CommitBatchResponse(E.NONE, 0, -1, 0, False)
+    assert produce(c, "d", (7, 0, 40)).error == E.INVALID_PRODUCER_EPOCH
 
 
 def test_find_batches_respects_both_byte_limits_and_always_gives_a_first_batch(coordinator):

@@ -15,6 +15,7 @@ from kafka_meta_proto.diskless.coordinator import state_file
 from kafka_meta_proto.diskless.store import SCHEMA_VERSION, Store
 from kafka_meta_proto.diskless.topic_log import partition_dir
 from kafka_meta_proto.diskless.types import (
+    CommitBatchResponse,
     CreateTopicAndPartitionsRequest,
     DeleteRecordsRequest,
     FindBatchRequest,
@@ -82,8 +83,10 @@ def test_a_state_file_of_an_older_schema_is_rebuilt_from_the_log(tmp_path):
     with BatchCoordinator(tmp_path, clock=Clock()) as c:
         assert c.store.snapshot() == before and c.store.schema_version == SCHEMA_VERSION
         # the producer's state came back from the log: a retry of a deleted batch is a duplicate
-        assert c.commit_file("dup", 1, 100, [batch(P0, 3, producer=(4, 0, 0))])[0][1:] == (0, START, 6, True)
-        assert c.commit_file("gap", 1, 100, [batch(P0, 3, producer=(4, 0, 16))])[0].error == E.OUT_OF_ORDER_SEQUENCE_NUMBER
+        [dup] = c.commit_file("dup", 1, 100, [batch(P0, 3, producer=(4, 0, 0))])
+        assert dup == CommitBatchResponse(E.NONE, 0, START, 6, True)
+        [gap] = c.commit_file("gap", 1, 100, [batch(P0, 3, producer=(4, 0, 16))])
+        assert gap.error == E.OUT_OF_ORDER_SEQUENCE_NUMBER
 
 
 def test_records_appended_but_not_applied_are_applied_once_at_restart(tmp_path, monkeypatch):
