@@ -138,6 +138,10 @@ def test_a_new_epoch_replaces_the_retained_batches_and_five_are_kept(coordinator
     assert retained(coordinator, 7) == [(0, 6), (0, 5), (0, 4), (0, 3), (0, 2)]
     produce(coordinator, "bump", (7, 1, 0), count=1)
     assert retained(coordinator, 7) == [(1, 0)]
+    # in one commit as well: the batch of the new epoch leaves the one before it behind
+    bumps = [batch(P0, 1, producer=(7, 1, 1)), batch(P0, 1, producer=(7, 2, 0), byte_offset=100)]
+    assert [a.error for a in coordinator.commit_file("bumps", 1, 200, bumps)] == [E.NONE, E.NONE]
+    assert retained(coordinator, 7) == [(2, 0)]
 
 
 REMOVALS = {
@@ -183,6 +187,13 @@ def test_a_log_append_time_batch_counts_its_append_time_for_expiry(coordinator, 
     clock.now += PRODUCER_ID_EXPIRATION_MS - 1
     assert produce(c, "c", (7, 0, 77)).error == E.OUT_OF_ORDER_SEQUENCE_NUMBER
     assert produce(c, "d", (7, 0, 77), tp=P1).error == E.NONE
+
+
+def test_a_batch_stamped_over_a_day_ago_leaves_no_state_even_in_its_own_commit(coordinator):
+    old_then_any = [batch(P0, 1, producer=(7, 0, 0), max_timestamp=0),
+                    batch(P0, 1, producer=(7, 0, 50), byte_offset=100)]  # fmt: skip
+    assert [a.error for a in coordinator.commit_file("o", 1, 200, old_then_any)] == [E.NONE, E.NONE]
+    assert retained(coordinator, 7) == [(0, 50)]
 
 
 def test_a_topic_deleted_and_created_again_has_no_producer_state(coordinator):

@@ -201,6 +201,19 @@ def starts_afresh(newest: ProducerBatch, epoch: int, now: int) -> bool:
     return epoch != newest.producer_epoch or producer_expired(newest.timestamp, now)
 
 
+def last_fresh_start(
+    newest: ProducerBatch | None, accepted: list[ProducerBatch], now: int
+) -> int | None:
+    """The index of the last of a producer's ``accepted`` batches that starts afresh after the
+    one before it (``newest``, the newest retained, before the first); None if none does."""
+    restart = None
+    for index, batch in enumerate(accepted):
+        if newest is not None and starts_afresh(newest, batch.producer_epoch, now):
+            restart = index
+        newest = batch
+    return restart
+
+
 class Store:
     """The SQLite file of one coordinator: ``apply`` records, query the state."""
 
@@ -316,27 +329,22 @@ class Store:
 
     def _retain(self, key: ProducerKey, accepted: list[ProducerBatch], now: int) -> None:
         """Add a producer's batches accepted at ``now`` (in offset order) to its retained ones,
-        as Kafka's producer state takes them one by one: a batch that starts afresh (a new
-        epoch, or after expiry) clears what came before it; the newest PRODUCER_BATCHES_KEPT
-        stay. ``now`` is the commit's time from its record, so replaying the log decides alike."""
-        newest = self._newest_retained(key)
-        first_kept, cleared = 0, False
-        for index, batch in enumerate(accepted):
-            if newest is not None and starts_afresh(newest, batch.producer_epoch, now):
-                first_kept, cleared = index, True
-            newest = batch
-        if cleared:
+        as Kafka's producer state takes them one by one; the newest PRODUCER_BATCHES_KEPT stay.
+        ``now`` is the commit's time from its record, so replaying the log keeps the same rows."""
+        restart = last_fresh_start(self._newest_retained(key), accepted, now)
+        if restart is not None:  # what came before it is not the producer's state any more
             self.db.execute(
                 "DELETE FROM producer_batches WHERE topic_id = ? AND partition = ? AND producer_id = ?",
                 key,
             )
+        kept = accepted if restart is None else accepted[restart:]
         self.db.executemany(
             "INSERT INTO producer_batches (topic_id, partition, producer_id, producer_epoch, "
             "base_sequence, last_sequence, base_offset, last_offset, timestamp) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [key + tuple(b) for b in accepted[first_kept:][-PRODUCER_BATCHES_KEPT:]],
+            [key + tuple(b) for b in kept[-PRODUCER_BATCHES_KEPT:]],
         )
-        if not cleared:
+        if restart is None:
             self.db.execute(
                 "DELETE FROM producer_batches WHERE topic_id = ?1 AND partition = ?2 "
                 "AND producer_id = ?3 AND last_offset < (SELECT last_offset FROM producer_batches "
