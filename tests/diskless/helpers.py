@@ -13,12 +13,15 @@ from kafka_meta_proto.uuid import Uuid
 
 T1 = Uuid(bytes(range(1, 17)))
 T2 = Uuid(bytes(range(17, 33)))
+# where a test's clock starts; batches are stamped with it unless told otherwise, so that an
+# idempotent producer's state is not expired (a day after its newest batch's timestamp)
+START = 1_700_000_000_000
 
 
 class Clock:
     """Milliseconds, moved by hand."""
 
-    def __init__(self, now: int = 1_700_000_000_000):
+    def __init__(self, now: int = START):
         self.now = now
 
     def __call__(self) -> int:
@@ -26,7 +29,7 @@ class Clock:
 
 
 def batch(tp: TopicIdPartition, count: int = 10, *, byte_offset: int = 0, size: int = 100,
-          max_timestamp: int = 5, timestamp_type: int = 0, producer: tuple[int, int, int] | None = None,
+          max_timestamp: int = START, timestamp_type: int = 0, producer: tuple[int, int, int] | None = None,
           ) -> CommitBatchRequest:  # fmt: skip
     """A batch of ``count`` records; ``producer`` is (id, epoch, base sequence)."""
     pid, epoch, seq = producer if producer is not None else (-1, -1, -1)

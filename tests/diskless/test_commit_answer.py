@@ -10,7 +10,7 @@ import asyncio
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from diskless.helpers import T1, T2, Clock
+from diskless.helpers import START, T1, T2, Clock
 from kafka_meta_proto.diskless import BatchCoordinator, commit_answer, wire
 from kafka_meta_proto.diskless.types import CommitBatchResponse, CreateTopicAndPartitionsRequest
 from kafka_meta_proto.diskless_messages import commit_batches_request as commit_req
@@ -59,7 +59,7 @@ def test_the_answer_written_directly_is_the_generated_classes_bytes(topics):
 def entry(index: int, key: str, base: int = 0, count: int = 10, **fields: int) -> commit_req.CommitBatchesTopicPartition:
     return commit_req.CommitBatchesTopicPartition(
         partition_index=index, object_key=key, byte_offset=fields.get("byte_offset", 0), size=100,
-        base_offset=base, last_offset=base + count - 1, batch_max_timestamp=5, message_timestamp_type=0,
+        base_offset=base, last_offset=base + count - 1, batch_max_timestamp=START, message_timestamp_type=0,
         producer_id=fields.get("producer_id", -1), producer_epoch=fields.get("producer_epoch", -1),
         base_sequence=fields.get("base_sequence", -1), last_sequence=fields.get("last_sequence", -1),
     )  # fmt: skip

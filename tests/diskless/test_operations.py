@@ -1,13 +1,15 @@
-"""The coordinator's operations through its Python interface: offsets, idempotent producers,
-finds, offsets by timestamp, deletions, retention, the files to delete, and their error codes."""
+"""The coordinator's operations through its Python interface: offsets, idempotent producers (and
+their state after deletions and expiry), finds, offsets by timestamp, deletions, retention, the
+files to delete, and their error codes."""
 
 from __future__ import annotations
 
 import pytest
 
-from diskless.helpers import T1, T2, Clock, batch
+from diskless.helpers import START, T1, T2, Clock, batch
 from kafka_meta_proto.diskless import BatchCoordinator
 from kafka_meta_proto.diskless.coordinator import expired_batches
+from kafka_meta_proto.diskless.store import PRODUCER_ID_EXPIRATION_MS
 from kafka_meta_proto.diskless.types import (
     CommitBatchRequest,
     CommitBatchResponse,
@@ -81,11 +83,14 @@ def test_an_object_key_commits_once(coordinator):
 
 
 def test_idempotent_producer_duplicates_get_their_original_offsets(coordinator):
-    first = coordinator.commit_file("o1", 1, 100, [batch(P0, 10, producer=(7, 0, 0), max_timestamp=99)])
+    stamp = START - 9  # recent: the producer is not expired
+    first = coordinator.commit_file(
+        "o1", 1, 100, [batch(P0, 10, producer=(7, 0, 0), max_timestamp=stamp)]
+    )
     coordinator.commit_file("o2", 1, 100, [batch(P0, 10, producer=(8, 0, 0))])
     again = coordinator.commit_file("o3", 1, 100, [batch(P0, 10, producer=(7, 0, 0))])
     assert first[0].assigned_base_offset == 0
-    assert again == [CommitBatchResponse(E.NONE, 0, 99, 0, True)]  # Kafka's duplicate: its timestamp
+    assert again == [CommitBatchResponse(E.NONE, 0, stamp, 0, True)]  # Kafka's: its timestamp
     assert offsets(coordinator, P0) == (0, 20)
     assert [f.object_key for f in coordinator.get_files_to_delete()] == ["o3"]  # nothing of it is used
 
@@ -115,10 +120,90 @@ def test_sequences_and_epochs_follow_kafkas_rules(coordinator):
     assert c.commit_file("j", 1, 100, [batch(P1, 1, producer=(9, 0, 0))])[0].error == E.NONE
 
 
-def test_a_producer_whose_batches_are_all_deleted_may_start_anywhere(coordinator):
-    coordinator.commit_file("a", 1, 100, [batch(P0, 5, producer=(7, 0, 0))])
-    assert coordinator.delete_records([DeleteRecordsRequest(P0, -1)])[0].low_watermark == 5
-    assert coordinator.commit_file("b", 1, 100, [batch(P0, 5, producer=(7, 0, 77))])[0].error == E.NONE
+def produce(c, key, producer, tp=P0, count=5, **fields) -> CommitBatchResponse:
+    """The answer to one idempotent batch, ``producer`` (id, epoch, base sequence), in an object
+    of its own."""
+    return c.commit_file(key, 1, 100, [batch(tp, count, producer=producer, **fields)])[0]
+
+
+def retained(c, producer_id, tp=P0):
+    """(epoch, base sequence) of the producer's retained batches, newest first."""
+    found = c.store.retained_batches(tp.topic_id, tp.partition, producer_id)
+    return [(b.producer_epoch, b.base_sequence) for b in found]
+
+
+def test_a_new_epoch_replaces_the_retained_batches_and_five_are_kept(coordinator):
+    for n in range(7):
+        produce(coordinator, f"o{n}", (7, 0, n), count=1)
+    assert retained(coordinator, 7) == [(0, 6), (0, 5), (0, 4), (0, 3), (0, 2)]
+    produce(coordinator, "bump", (7, 1, 0), count=1)
+    assert retained(coordinator, 7) == [(1, 0)]
+    # in one commit as well: the batch of the new epoch leaves the one before it behind
+    bumps = [batch(P0, 1, producer=(7, 1, 1)), batch(P0, 1, producer=(7, 2, 0), byte_offset=100)]
+    assert [a.error for a in coordinator.commit_file("bumps", 1, 200, bumps)] == [E.NONE, E.NONE]
+    assert retained(coordinator, 7) == [(2, 0)]
+
+
+REMOVALS = {
+    "DeleteRecords": lambda c: c.delete_records([DeleteRecordsRequest(P0, -1)])[0].low_watermark,
+    "retention": lambda c: c.enforce_retention(P0, -1, 0),  # by size: nothing may stay
+}
+
+
+@pytest.mark.parametrize("remove", REMOVALS.values(), ids=REMOVALS.keys())
+def test_a_producer_keeps_its_state_when_its_batches_are_removed(coordinator, remove):
+    c = coordinator
+    produce(c, "a", (7, 2, 0), max_timestamp=START - 2)
+    produce(c, "b", (7, 2, 5), max_timestamp=START - 1)
+    assert remove(c) == 10
+    assert c.find_batches([FindBatchRequest(P0, 10, 1000)], 1000)[0].batches == []
+    # a retry of a deleted batch is still a duplicate, answered with its original offsets
+    assert produce(c, "b2", (7, 2, 5)) == CommitBatchResponse(E.NONE, 5, START - 1, 10, True)
+    assert produce(c, "a2", (7, 2, 0)) == CommitBatchResponse(E.NONE, 0, START - 2, 10, True)
+    assert produce(c, "gap", (7, 2, 11)).error == E.OUT_OF_ORDER_SEQUENCE_NUMBER
+    assert produce(c, "stale", (7, 1, 10)).error == E.INVALID_PRODUCER_EPOCH
+    assert produce(c, "next", (7, 2, 10))[:2] == (E.NONE, 10)
+    assert offsets(c, P0) == (10, 15)
+
+
+def test_a_producer_expires_a_day_after_its_newest_batch(coordinator, clock):
+    c = coordinator
+    produce(c, "a", (7, 2, 0), max_timestamp=START)
+    c.delete_records([DeleteRecordsRequest(P0, -1)])
+    clock.now = START + PRODUCER_ID_EXPIRATION_MS - 1
+    assert produce(c, "b", (7, 2, 77)).error == E.OUT_OF_ORDER_SEQUENCE_NUMBER
+    assert produce(c, "c", (7, 2, 0)).is_duplicate
+    clock.now += 1  # expired: no state, any sequence and epoch
+    assert produce(c, "d", (7, 1, 77), max_timestamp=clock.now)[:2] == (E.NONE, 5)
+    # the state starts again from that batch alone: the batch of before is no duplicate now
+    assert produce(c, "e", (7, 1, 0)).error == E.OUT_OF_ORDER_SEQUENCE_NUMBER
+    assert produce(c, "f", (7, 1, 82))[:2] == (E.NONE, 10)
+
+
+def test_a_log_append_time_batch_counts_its_append_time_for_expiry(coordinator, clock):
+    c = coordinator
+    produce(c, "a", (7, 0, 0), max_timestamp=0, timestamp_type=1)
+    produce(c, "b", (7, 0, 0), tp=P1, max_timestamp=0)  # create time 0: long expired
+    clock.now += PRODUCER_ID_EXPIRATION_MS - 1
+    assert produce(c, "c", (7, 0, 77)).error == E.OUT_OF_ORDER_SEQUENCE_NUMBER
+    assert produce(c, "d", (7, 0, 77), tp=P1).error == E.NONE
+
+
+def test_a_batch_stamped_over_a_day_ago_leaves_no_state_even_in_its_own_commit(coordinator):
+    old_then_any = [batch(P0, 1, producer=(7, 0, 0), max_timestamp=0),
+                    batch(P0, 1, producer=(7, 0, 50), byte_offset=100)]  # fmt: skip
+    assert [a.error for a in coordinator.commit_file("o", 1, 200, old_then_any)] == [E.NONE, E.NONE]
+    assert retained(coordinator, 7) == [(0, 50)]
+
+
+def test_a_topic_deleted_and_created_again_has_no_producer_state(coordinator):
+    c = coordinator
+    produce(c, "a", (7, 2, 0))
+    produce(c, "b", (7, 2, 5))
+    assert c.delete_topics([T1]) == [E.NONE] and retained(c, 7) == []
+    assert c.create_topic_and_partitions([CreateTopicAndPartitionsRequest(T1, "t1", 2)]) == [E.NONE]
+    assert produce(c, "c", (7, 2, 5)) == CommitBatchResponse(E.NONE, 0, -1, 0, False)
+    assert produce(c, "d", (7, 0, 40)).error == E.INVALID_PRODUCER_EPOCH
 
 
 def test_find_batches_respects_both_byte_limits_and_always_gives_a_first_batch(coordinator):

@@ -1,18 +1,21 @@
-"""Restarts: the state comes back from SQLite and the log; a lost or stale SQLite file is rebuilt
-from the log; records appended but not applied (a crash between the two) are applied once; a
-batch cut by a crash is dropped; a read-only coordinator follows the leader's log and refuses
-writes."""
+"""Restarts: the state comes back from SQLite and the log; a lost or stale SQLite file, or one of
+an older schema, is rebuilt from the log; records appended but not applied (a crash between the
+two) are applied once; a batch cut by a crash is dropped; a read-only coordinator follows the
+leader's log and refuses writes."""
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
-from diskless.helpers import T1, Clock, batch
+from diskless.helpers import START, T1, Clock, batch
 from kafka_meta_proto.diskless import BatchCoordinator
 from kafka_meta_proto.diskless.coordinator import state_file
-from kafka_meta_proto.diskless.store import Store
+from kafka_meta_proto.diskless.store import SCHEMA_VERSION, Store
 from kafka_meta_proto.diskless.topic_log import partition_dir
 from kafka_meta_proto.diskless.types import (
+    CommitBatchResponse,
     CreateTopicAndPartitionsRequest,
     DeleteRecordsRequest,
     FindBatchRequest,
@@ -62,6 +65,28 @@ def test_a_missing_or_stale_state_file_is_rebuilt_from_the_log(tmp_path, damage)
             f.rename(tmp_path / "a" / f.name)
     with BatchCoordinator(tmp_path / "a", clock=Clock()) as c:
         assert c.store.snapshot() == before
+
+
+def test_a_state_file_of_an_older_schema_is_rebuilt_from_the_log(tmp_path):
+    path = state_file(tmp_path, 0)
+    with BatchCoordinator(tmp_path, clock=Clock()) as c:
+        populate(c)  # deletes the producer's first two batches
+        before = c.store.snapshot()
+    with BatchCoordinator(tmp_path, clock=Clock()):
+        pass
+    inode = path.stat().st_ino
+    with BatchCoordinator(tmp_path, clock=Clock()) as c:  # a current file is kept as it is
+        assert path.stat().st_ino == inode and not c.store.outdated
+    db = sqlite3.connect(path)  # as a file of schema 0 was: no producer_batches table
+    db.executescript("DROP TABLE producer_batches; PRAGMA user_version = 0;")
+    db.close()
+    with BatchCoordinator(tmp_path, clock=Clock()) as c:
+        assert c.store.snapshot() == before and c.store.schema_version == SCHEMA_VERSION
+        # the producer's state came back from the log: a retry of a deleted batch is a duplicate
+        [dup] = c.commit_file("dup", 1, 100, [batch(P0, 3, producer=(4, 0, 0))])
+        assert dup == CommitBatchResponse(E.NONE, 0, START, 6, True)
+        [gap] = c.commit_file("gap", 1, 100, [batch(P0, 3, producer=(4, 0, 16))])
+        assert gap.error == E.OUT_OF_ORDER_SEQUENCE_NUMBER
 
 
 def test_records_appended_but_not_applied_are_applied_once_at_restart(tmp_path, monkeypatch):

@@ -1,10 +1,10 @@
 """A rule-based state machine drives a coordinator over the wire against a small in-memory model
-of the design's rules (offsets without gaps, log start offsets, idempotent producers, soft
-deletion), with leader restarts and a read-only replica in the mix; after every step the
-invariants are checked through the wire: each partition's batches are gap-free and unique from
-its log start offset to its high watermark and equal the model's, the high watermark never went
-down, the log start offset is never above it, every batch is in a live object, and the objects
-soft deleted are exactly those no live batch uses."""
+of the design's rules (offsets without gaps, log start offsets, idempotent producers whose state
+outlives their deleted batches, soft deletion), with leader restarts and a read-only replica in
+the mix; after every step the invariants are checked through the wire: each partition's batches
+are gap-free and unique from its log start offset to its high watermark and equal the model's,
+the high watermark never went down, the log start offset is never above it, every batch is in a
+live object, and the objects soft deleted are exactly those no live batch uses."""
 
 from __future__ import annotations
 
@@ -48,6 +48,13 @@ class ModelPartition:
     log_start: int = 0
     high_watermark: int = 0
     batches: list[ModelBatch] = field(default_factory=list)
+    # per producer id, its last five batches of its current epoch, deleted records or not (the
+    # clock stays put: no producer expires)
+    producers: dict[int, list[ModelBatch]] = field(default_factory=dict)
+
+    def retain(self, batch: ModelBatch) -> None:
+        mine = [b for b in self.producers.get(batch.pid, []) if b.epoch == batch.epoch]
+        self.producers[batch.pid] = (mine + [batch])[-5:]
 
 
 class Model:
@@ -65,14 +72,12 @@ class Model:
 
     def producer_answer(self, part, pid, epoch, base_seq, last_seq):
         """(error, duplicate batch or None), Kafka's idempotence rules."""
-        mine = [b for b in reversed(part.batches) if b.pid == pid][:5]
+        mine = list(reversed(part.producers.get(pid, [])))
         if pid < 0 or not mine:
             return 0, None
         current = mine[0].epoch
         if epoch == current:
             for b in mine:
-                if b.epoch != current:
-                    break
                 if (b.base_seq, b.last_seq) == (base_seq, last_seq):
                     return 0, b
             nxt = (mine[0].last_seq + 1) % INT32_WRAP
@@ -100,6 +105,8 @@ class Model:
             else:
                 base = part.high_watermark
                 part.batches.append(ModelBatch(key, at, size, base, base + count - 1, pid, epoch, base_seq, last_seq))
+                if pid >= 0:
+                    part.retain(part.batches[-1])
                 part.high_watermark += count
                 live += size
                 answers.append((0, base, -1, part.log_start, False))
@@ -208,7 +215,7 @@ class CoordinatorMachine(RuleBasedStateMachine):
     def _sequence(self, data, topic, partition, pid):
         """Mostly the next sequence or a duplicate's, sometimes any."""
         part = self.model.partitions.get((topic, partition))
-        mine = [b for b in part.batches if b.pid == pid] if part else []
+        mine = part.producers.get(pid, []) if part else []
         choices = [0, data.draw(st.integers(0, 20))]
         if mine:
             choices += [mine[-1].last_seq + 1, mine[-1].base_seq, mine[0].base_seq]

@@ -52,7 +52,7 @@ def test_a_find_walks_the_offset_index_without_sorting(tmp_path):
         ]
 
 
-def test_a_commit_reads_its_partitions_by_primary_key_and_producers_by_their_index(tmp_path):
+def test_a_commit_reads_its_partitions_and_producers_by_primary_key(tmp_path):
     with coordinator_with_batches(tmp_path) as c:
         tps = [TopicIdPartition(T1, p) for p in range(4)]
         found = plans(
@@ -67,9 +67,9 @@ def test_a_commit_reads_its_partitions_by_primary_key_and_producers_by_their_ind
         producer_reads = [plan for sql, plan in found.items() if "producer_id =" in sql]
         assert producer_reads, "an idempotent batch looks its producer up"
         for plan in producer_reads:
-            # the partial index: a producer's batches, not every batch of the partition
+            # the retained batches by key: that producer's rows only
             assert plan == [
-                "SEARCH batches USING INDEX batches_by_producer_id (topic_id=? AND partition=? AND producer_id=?)"
+                "SEARCH producer_batches USING PRIMARY KEY (topic_id=? AND partition=? AND producer_id=?)"
             ]
 
 

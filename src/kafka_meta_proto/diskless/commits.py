@@ -3,11 +3,16 @@ and what each is answered, by the rules of Kafka's log for idempotent producers
 (``ProducerStateManager``, ``ProducerAppendInfo``):
 
 - a batch already committed by the same producer and epoch (one of its last five, matched by
-  first and last sequence) is a duplicate: answered with its original offsets, not written again;
+  first and last sequence) is a duplicate: answered with its original offsets, not written again,
+  even when DeleteRecords or retention has removed its records since;
 - an epoch below the producer's current one: INVALID_PRODUCER_EPOCH;
 - a new epoch must start at sequence 0, the current one continue at last sequence + 1 (wrapping
-  after 2**31 - 1): otherwise OUT_OF_ORDER_SEQUENCE_NUMBER. A producer with no live batch left
-  in the partition may start anywhere, as in Kafka after retention or DeleteRecords.
+  after 2**31 - 1): otherwise OUT_OF_ORDER_SEQUENCE_NUMBER.
+
+The producer's state is what the store retains of its newest batches (``producer_batches``),
+which deletions of records leave alone. A producer without one, or whose newest batch's timestamp
+is ``PRODUCER_ID_EXPIRATION_MS`` or more before the decision's time, may start anywhere, as in
+Kafka once it has expired the producer.
 
 The result is one ``DisklessCommitRecord`` holding the accepted batches with their assigned
 offsets; nothing here writes.
@@ -20,11 +25,10 @@ from typing import Protocol
 from ..error_codes import ErrorCode
 from ..uuid import Uuid
 from ..diskless_messages.diskless_commit_record import DisklessBatch, DisklessCommitRecord
-from .store import LOG_APPEND_TIME, Store, StoredBatch
+from .store import LOG_APPEND_TIME, PRODUCER_BATCHES_KEPT, ProducerBatch, Store, producer_expired
 from .types import NO_PRODUCER_ID, NO_TIMESTAMP, CommitBatchRequest, CommitBatchResponse
 from .types import TopicIdPartition
 
-PRODUCER_BATCHES_KEPT = 5  # Kafka's ProducerStateEntry.NUM_BATCHES_TO_RETAIN
 TIMESTAMP_TYPES = (-1, 0, 1)  # none, create time, log-append time
 INT32_MAX = (1 << 31) - 1
 
@@ -71,6 +75,12 @@ def batch_timestamp(batch: TimestampedBatch) -> int:
     if batch.message_timestamp_type == LOG_APPEND_TIME:
         return int(batch.log_append_time)
     return int(batch.batch_max_timestamp)
+
+
+def retained(batch: DisklessBatch) -> ProducerBatch:
+    """What the store will retain of a batch accepted in the commit being decided."""
+    return ProducerBatch(batch.producer_epoch, batch.base_sequence, batch.last_sequence,
+                         batch.base_offset, batch.last_offset, batch_timestamp(batch))  # fmt: skip
 
 
 def in_sequence(last: int, first: int) -> bool:
@@ -141,20 +151,20 @@ class ObjectCommit:
             last_sequence=batch.last_sequence,
         )  # fmt: skip
 
-    def _recent(self, tp: TopicIdPartition, producer_id: int) -> list[StoredBatch | DisklessBatch]:
+    def _recent(self, tp: TopicIdPartition, producer_id: int) -> list[ProducerBatch]:
         """The producer's latest batches in the partition, newest first: those accepted in this
-        commit, then the committed ones."""
-        mine: list[StoredBatch | DisklessBatch] = [
-            b for b in reversed(self.accepted)
+        commit, then the ones the store retains."""
+        mine = [
+            retained(b) for b in reversed(self.accepted)
             if (b.topic_id, b.partition_index, b.producer_id) == (tp.topic_id, tp.partition, producer_id)
         ]  # fmt: skip
-        stored = self.store.producer_batches(tp.topic_id, tp.partition, producer_id, PRODUCER_BATCHES_KEPT)
-        return (mine + list(stored))[:PRODUCER_BATCHES_KEPT]
+        stored = self.store.retained_batches(tp.topic_id, tp.partition, producer_id)
+        return (mine + stored)[:PRODUCER_BATCHES_KEPT]
 
     def _producer_check(self, batch: CommitBatchRequest, log_start: int) -> CommitBatchResponse | None:
         """The answer for a duplicate or a refused batch; None to accept it."""
         recent = self._recent(batch.topic_id_partition, batch.producer_id)
-        if not recent:
+        if not recent or producer_expired(recent[0].timestamp, self.now):
             return None  # no state for this producer: any sequence is accepted
         epoch = recent[0].producer_epoch
         if batch.producer_epoch == epoch:
@@ -163,7 +173,9 @@ class ObjectCommit:
                     break
                 if (old.base_sequence, old.last_sequence) == (batch.base_sequence, batch.last_sequence):
                     # Kafka answers a duplicate with the timestamp its batch was stored with
-                    return CommitBatchResponse(ErrorCode.NONE, old.base_offset, batch_timestamp(old), log_start, True)
+                    return CommitBatchResponse(
+                        ErrorCode.NONE, old.base_offset, old.timestamp, log_start, True
+                    )
             if not in_sequence(recent[0].last_sequence, batch.base_sequence):
                 return CommitBatchResponse(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER)
             return None

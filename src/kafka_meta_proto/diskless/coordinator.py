@@ -117,10 +117,11 @@ class BatchCoordinator:
 
     def _open_store(self) -> Store:
         """The SQLite state, rebuilt from nothing when it claims more than the log holds (a log
-        replaced or cut behind its back: the log is the truth)."""
+        replaced or cut behind its back: the log is the truth), or when another schema version
+        made it (its tables may lack what the records put there)."""
         path = state_file(self.data, self.partition)
         store = Store(path)
-        if not self.topic.holds(store.position()):
+        if store.outdated or not self.topic.holds(store.position()):
             store.close()
             for leftover in path.parent.glob(path.name + "*"):  # the file, its -wal and -shm
                 leftover.unlink()

@@ -26,6 +26,7 @@ from ..diskless_messages.diskless_topic_record import DisklessTopicRecord
 from ..diskless_messages.remove_diskless_topic_record import RemoveDisklessTopicRecord
 from ..message import Message
 from ..uuid import Uuid
+from .types import NO_PRODUCER_ID
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS position (
@@ -75,17 +76,34 @@ CREATE TABLE IF NOT EXISTS batches (
 );
 -- finding batches from an offset (offsets are gap-free, so last_offset orders them too)
 CREATE UNIQUE INDEX IF NOT EXISTS batches_by_offset ON batches (topic_id, partition, last_offset);
--- an idempotent producer's latest batches in a partition; partial, and on a condition no query
--- can use as a range (a query repeats it, so SQLite may use the index, and still searches by the
--- producer id: with "producer_id >= 0" it searched that range and sorted instead)
+-- idempotence reads producer_batches now: the older indexes for it go
 DROP INDEX IF EXISTS batches_by_producer;
-CREATE INDEX IF NOT EXISTS batches_by_producer_id
-    ON batches (topic_id, partition, producer_id, last_offset) WHERE producer_id <> -1;
+DROP INDEX IF EXISTS batches_by_producer_id;
 -- the batches of an object (isSafeToDeleteFile)
 CREATE INDEX IF NOT EXISTS batches_by_object ON batches (object_key);
+-- an idempotent producer's state in a partition, as Kafka's log keeps it: the metadata of its
+-- newest batches (at most PRODUCER_BATCHES_KEPT, all of its current epoch). Rows outlive the
+-- batches (DeleteRecords and retention leave them); deleting the topic takes them.
+CREATE TABLE IF NOT EXISTS producer_batches (
+    topic_id BLOB NOT NULL,
+    partition INTEGER NOT NULL,
+    producer_id INTEGER NOT NULL,
+    last_offset INTEGER NOT NULL,
+    producer_epoch INTEGER NOT NULL,
+    base_sequence INTEGER NOT NULL,
+    last_sequence INTEGER NOT NULL,
+    base_offset INTEGER NOT NULL,
+    timestamp INTEGER NOT NULL,        -- as Kafka reports it: append time or max timestamp
+    PRIMARY KEY (topic_id, partition, producer_id, last_offset)
+) WITHOUT ROWID;
 """
+# PRAGMA user_version of a file made by this schema; a file of another version is rebuilt from
+# the log (1: producer_batches, which older files lack the contents of)
+SCHEMA_VERSION = 1
 
 LOG_APPEND_TIME = 1  # Kafka's TimestampType id for log-append time
+PRODUCER_BATCHES_KEPT = 5  # Kafka's ProducerStateEntry.NUM_BATCHES_TO_RETAIN
+PRODUCER_ID_EXPIRATION_MS = 86_400_000  # Kafka's producer.id.expiration.ms default (one day)
 
 BATCH_COLUMNS = (
     "batch_id, topic_id, partition, object_key, byte_offset, size, base_offset, last_offset, "
@@ -154,6 +172,48 @@ class StoredBatch(NamedTuple):
         return self.batch_max_timestamp
 
 
+class ProducerBatch(NamedTuple):
+    """What the state retains of an idempotent producer's batch (Kafka's BatchMetadata, with the
+    epoch): enough to check the next batch's sequence and answer a duplicate."""
+
+    producer_epoch: int
+    base_sequence: int
+    last_sequence: int
+    base_offset: int
+    last_offset: int
+    timestamp: int
+
+
+ProducerKey = tuple[bytes, int, int]  # topic id, partition, producer id
+
+
+def producer_expired(newest_timestamp: int, now: int) -> bool:
+    """Whether a producer whose newest batch has ``newest_timestamp`` has no state left at
+    ``now`` (Kafka's ProducerStateManager.isProducerExpired, for a producer without a
+    transaction)."""
+    return now - newest_timestamp >= PRODUCER_ID_EXPIRATION_MS
+
+
+def starts_afresh(newest: ProducerBatch, epoch: int, now: int) -> bool:
+    """Whether a batch of ``epoch`` accepted at ``now`` replaces the producer's retained batches
+    rather than joining them: a new epoch resets them (Kafka's ProducerStateEntry.addBatch), and
+    an expired producer has none."""
+    return epoch != newest.producer_epoch or producer_expired(newest.timestamp, now)
+
+
+def last_fresh_start(
+    newest: ProducerBatch | None, accepted: list[ProducerBatch], now: int
+) -> int | None:
+    """The index of the last of a producer's ``accepted`` batches that starts afresh after the
+    one before it (``newest``, the newest retained, before the first); None if none does."""
+    restart = None
+    for index, batch in enumerate(accepted):
+        if newest is not None and starts_afresh(newest, batch.producer_epoch, now):
+            restart = index
+        newest = batch
+    return restart
+
+
 class Store:
     """The SQLite file of one coordinator: ``apply`` records, query the state."""
 
@@ -162,7 +222,17 @@ class Store:
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
+        fresh = self.db.execute("SELECT 1 FROM sqlite_master").fetchone() is None
+        if fresh:
+            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        self.schema_version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
         self.db.executescript(SCHEMA)
+
+    @property
+    def outdated(self) -> bool:
+        """Whether the file was made by another schema: its tables may lack what this one's
+        records put there, so it is to be rebuilt from the log."""
+        return self.schema_version != SCHEMA_VERSION
 
     def close(self) -> None:
         self.db.close()
@@ -229,12 +299,18 @@ class Store:
              record.committed_at, record.committed_at if used == 0 else None),
         )  # fmt: skip
         rows = []
+        producers: dict[ProducerKey, list[ProducerBatch]] = {}
         for b in record.batches:
             stamp = b.log_append_time if b.message_timestamp_type == LOG_APPEND_TIME else b.batch_max_timestamp
             rows.append((b.topic_id.bytes, b.partition_index, record.object_key, b.byte_offset,
                          b.size, b.base_offset, b.last_offset, b.log_append_time,
                          b.batch_max_timestamp, b.message_timestamp_type, stamp, b.producer_id,
                          b.producer_epoch, b.base_sequence, b.last_sequence))  # fmt: skip
+            if b.producer_id != NO_PRODUCER_ID:
+                key = (b.topic_id.bytes, b.partition_index, b.producer_id)
+                producers.setdefault(key, []).append(ProducerBatch(
+                    b.producer_epoch, b.base_sequence, b.last_sequence, b.base_offset,
+                    b.last_offset, stamp))  # fmt: skip
         self.db.executemany(
             "INSERT INTO batches (topic_id, partition, object_key, byte_offset, size, base_offset, "
             "last_offset, log_append_time, batch_max_timestamp, timestamp_type, timestamp, "
@@ -248,6 +324,38 @@ class Store:
             "UPDATE partitions SET high_watermark = ? WHERE topic_id = ? AND partition = ?",
             [(end, topic, partition) for (topic, partition), end in ends.items()],
         )
+        for key, accepted in producers.items():
+            self._retain(key, accepted, record.committed_at)
+
+    def _retain(self, key: ProducerKey, accepted: list[ProducerBatch], now: int) -> None:
+        """Add a producer's batches accepted at ``now`` (in offset order) to its retained ones,
+        as Kafka's producer state takes them one by one; the newest PRODUCER_BATCHES_KEPT stay.
+        ``now`` is the commit's time from its record, so replaying the log keeps the same rows."""
+        restart = last_fresh_start(self._newest_retained(key), accepted, now)
+        if restart is not None:  # what came before it is not the producer's state any more
+            self.db.execute(
+                "DELETE FROM producer_batches WHERE topic_id = ? AND partition = ? AND producer_id = ?",
+                key,
+            )
+        kept = accepted if restart is None else accepted[restart:]
+        self.db.executemany(
+            "INSERT INTO producer_batches (topic_id, partition, producer_id, producer_epoch, "
+            "base_sequence, last_sequence, base_offset, last_offset, timestamp) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [key + tuple(b) for b in kept[-PRODUCER_BATCHES_KEPT:]],
+        )
+        if restart is None:
+            self.db.execute(
+                "DELETE FROM producer_batches WHERE topic_id = ?1 AND partition = ?2 "
+                "AND producer_id = ?3 AND last_offset < (SELECT last_offset FROM producer_batches "
+                "WHERE topic_id = ?1 AND partition = ?2 AND producer_id = ?3 "
+                "ORDER BY last_offset DESC LIMIT 1 OFFSET ?4)",
+                key + (PRODUCER_BATCHES_KEPT - 1,),
+            )
+
+    def _newest_retained(self, key: ProducerKey) -> ProducerBatch | None:
+        found = self.retained_batches(Uuid(key[0]), key[1], key[2], limit=1)
+        return found[0] if found else None
 
     def _apply_log_start_offset(self, record: DisklessLogStartOffsetRecord) -> None:
         where = ("topic_id = ? AND partition = ? AND last_offset < ?",
@@ -261,6 +369,7 @@ class Store:
     def _apply_remove_topic(self, record: RemoveDisklessTopicRecord) -> None:
         topic = (record.topic_id.bytes,)
         self._drop_batches("topic_id = ?", topic, at=record.removed_at)
+        self.db.execute("DELETE FROM producer_batches WHERE topic_id = ?", topic)
         self.db.execute("DELETE FROM partitions WHERE topic_id = ?", topic)
         self.db.execute("DELETE FROM topics WHERE topic_id = ?", topic)
 
@@ -329,19 +438,18 @@ class Store:
         when it has the bytes it wants."""
         return self.db.execute(found_sql(columns), (topic_id.bytes, partition, offset))
 
-    def producer_batches(
-        self, topic_id: Uuid, partition: int, producer_id: int, limit: int
-    ) -> list[StoredBatch]:
-        """A producer's latest live batches in a partition, newest first."""
-        # "producer_id <> -1" repeats the partial index's condition: SQLite uses the index only
-        # when the query implies it (a bound value could be anything), else it walks every
-        # batch of the partition. Callers never ask for -1 (no producer).
+    def retained_batches(
+        self, topic_id: Uuid, partition: int, producer_id: int, limit: int = PRODUCER_BATCHES_KEPT
+    ) -> list[ProducerBatch]:
+        """A producer's retained batches in a partition, newest first (whether or not their
+        records are still live)."""
         rows = self.db.execute(
-            f"SELECT {BATCH_COLUMNS} FROM batches WHERE topic_id = ? AND partition = ? "
-            "AND producer_id = ? AND producer_id <> -1 ORDER BY last_offset DESC LIMIT ?",
+            "SELECT producer_epoch, base_sequence, last_sequence, base_offset, last_offset, "
+            "timestamp FROM producer_batches WHERE topic_id = ? AND partition = ? "
+            "AND producer_id = ? ORDER BY last_offset DESC LIMIT ?",
             (topic_id.bytes, partition, producer_id, limit),
         ).fetchall()
-        return [StoredBatch.from_row(row) for row in rows]
+        return [ProducerBatch(*row) for row in rows]
 
     def first_batch_at_or_after(
         self, topic_id: Uuid, partition: int, timestamp: int
@@ -398,5 +506,5 @@ class Store:
 
     def snapshot(self) -> dict[str, list[tuple[object, ...]]]:
         """Every row of every state table, sorted: what two equal states have in common."""
-        tables = ("topics", "partitions", "objects", "batches")
+        tables = ("topics", "partitions", "objects", "batches", "producer_batches")
         return {t: sorted(self.db.execute(f"SELECT * FROM {t}").fetchall()) for t in tables}
