@@ -77,7 +77,7 @@ def _partitions_asked(topic: Any) -> int:
         return len(topic.assignments)
     if topic.num_partitions == -1:
         return DEFAULT_PARTITIONS
-    return max(topic.num_partitions, 0)
+    return max(int(topic.num_partitions), 0)
 
 
 def _collision(image: MetadataImage, name: str) -> str | None:
