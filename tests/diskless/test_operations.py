@@ -82,6 +82,21 @@ def test_an_object_key_commits_once(coordinator):
     assert offsets(coordinator, P0) == (0, 10)
 
 
+def test_sizes_and_offsets_beyond_what_kafka_and_sqlite_hold_are_refused(coordinator):
+    """Every number the state keeps fits an int64, and a batch's offsets an int32 delta, as in
+    Kafka's record batches: a request past them is answered INVALID_REQUEST, never an error of the
+    store (found by the test sending arbitrary requests)."""
+    int64_max = (1 << 63) - 1
+    assert coordinator.commit_file("huge", 1, int64_max + 1, [batch(P0)]) == [CommitBatchResponse(E.INVALID_REQUEST)]
+    far = [batch(P0, byte_offset=1, size=int64_max),  # ends one byte past int64
+           CommitBatchRequest(P0, 0, 10, 0, 1 << 31, 0, 0),  # 2**31 + 1 records: the delta is past int32
+           batch(P0, size=int64_max - 100), batch(P1, size=int64_max - 100),  # together past int64
+           batch(P0, 2)]  # fmt: skip
+    answers = coordinator.commit_file("o", 1, int64_max, far)
+    assert [a.error for a in answers] == [E.INVALID_REQUEST] * 2 + [E.NONE, E.INVALID_REQUEST, E.NONE]
+    assert offsets(coordinator, P0) == (0, 12)
+
+
 def test_idempotent_producer_duplicates_get_their_original_offsets(coordinator):
     stamp = START - 9  # recent: the producer is not expired
     first = coordinator.commit_file(

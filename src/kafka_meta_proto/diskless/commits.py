@@ -31,6 +31,7 @@ from .types import TopicIdPartition
 
 TIMESTAMP_TYPES = (-1, 0, 1)  # none, create time, log-append time
 INT32_MAX = (1 << 31) - 1
+INT64_MAX = (1 << 63) - 1  # what SQLite and the records' int64 fields hold
 
 
 def partition_error(store: Store, tp: TopicIdPartition) -> int | None:
@@ -51,7 +52,12 @@ def malformed(batch: CommitBatchRequest) -> bool:
     """Coordinates no upload can have, or sequences that do not match the record count."""
     if batch.byte_offset < 0 or batch.size <= 0 or batch.base_offset < 0:
         return True
-    if batch.last_offset < batch.base_offset or batch.message_timestamp_type not in TIMESTAMP_TYPES:
+    if batch.byte_offset + batch.size > INT64_MAX:  # ends past any object's size
+        return True
+    # a record batch's last offset delta is an int32 in Kafka's format
+    if not 0 <= batch.last_offset - batch.base_offset <= INT32_MAX:
+        return True
+    if batch.message_timestamp_type not in TIMESTAMP_TYPES:
         return True
     if batch.producer_id == NO_PRODUCER_ID:
         return False
@@ -97,6 +103,7 @@ class ObjectCommit:
         self.object_size = object_size
         self.now = now
         self.accepted: list[DisklessBatch] = []  # with their assigned offsets, in order
+        self.accepted_bytes = 0  # their sizes added: the object's used size, kept within int64
         # per partition: [log start offset, next offset] as the accepted batches leave them, or
         # the error that refuses it; read from the state once per partition and object (the
         # state does not change meanwhile)
@@ -121,7 +128,7 @@ class ObjectCommit:
             state = self._keep(tp, self.store.offsets(tp.topic_id, tp.partition))
         if isinstance(state, int):  # the error refusing the partition
             return CommitBatchResponse(state)
-        if malformed(batch):
+        if malformed(batch) or self.accepted_bytes + batch.size > INT64_MAX:
             return CommitBatchResponse(ErrorCode.INVALID_REQUEST)
         log_start, base = state
         if batch.producer_id != NO_PRODUCER_ID:
@@ -131,6 +138,7 @@ class ObjectCommit:
         last = base + batch.last_offset - batch.base_offset
         state[1] = last + 1
         self.accepted.append(self._entry(batch, base, last))
+        self.accepted_bytes += batch.size
         append_time = self.now if batch.message_timestamp_type == LOG_APPEND_TIME else NO_TIMESTAMP
         return CommitBatchResponse(ErrorCode.NONE, base, append_time, log_start)
 

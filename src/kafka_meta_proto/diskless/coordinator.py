@@ -32,7 +32,7 @@ from ..error_codes import ErrorCode
 from ..message import Message
 from ..uuid import Uuid
 from . import reads
-from .commits import ObjectCommit, partition_error
+from .commits import INT64_MAX, ObjectCommit, partition_error
 from .store import LogPosition, Store
 from .topic_backend import MetadataTopic
 from .topic_log import LocalTopic, partition_dir
@@ -294,7 +294,7 @@ class BatchCoordinator:
                 return [[CommitBatchResponse(NOT_COORDINATOR)] * len(b) for _, _, _, b in objects]
             answers = []
             for key, uploader, size, batches in objects:
-                if not key or self.store.object_exists(key) or size < 0:
+                if not key or self.store.object_exists(key) or not 0 <= size <= INT64_MAX:
                     answers.append([CommitBatchResponse(ErrorCode.INVALID_REQUEST)] * len(batches))
                     continue
                 commit = ObjectCommit(self.store, key, uploader, size, self.clock())
