@@ -83,7 +83,7 @@ def batch_timestamp(batch: TimestampedBatch) -> int:
     return int(batch.batch_max_timestamp)
 
 
-def retained(batch: DisklessBatch) -> ProducerBatch:
+def _retained(batch: DisklessBatch) -> ProducerBatch:
     """What the store will retain of a batch accepted in the commit being decided."""
     return ProducerBatch(batch.producer_epoch, batch.base_sequence, batch.last_sequence,
                          batch.base_offset, batch.last_offset, batch_timestamp(batch))  # fmt: skip
@@ -163,7 +163,7 @@ class ObjectCommit:
         """The producer's latest batches in the partition, newest first: those accepted in this
         commit, then the ones the store retains."""
         mine = [
-            retained(b) for b in reversed(self.accepted)
+            _retained(b) for b in reversed(self.accepted)
             if (b.topic_id, b.partition_index, b.producer_id) == (tp.topic_id, tp.partition, producer_id)
         ]  # fmt: skip
         stored = self.store.retained_batches(tp.topic_id, tp.partition, producer_id)
