@@ -262,7 +262,17 @@ def test_list_offsets_special_timestamps_and_search(coordinator, clock):
     assert ask(-2) == ask(-4) == (E.NONE, -1, 0)  # earliest, earliest local
     assert ask(-1) == (E.NONE, -1, 7)  # latest: the high watermark
     assert ask(-5) == ask(-6) == (E.NONE, -1, -1)  # latest tiered, earliest pending upload: nothing is tiered
-    assert ask(-3) == (E.NONE, 500, 6)  # max timestamp: the log-append-time batch, its last offset
+    assert ask(-3) == (E.NONE, 500, 6)  # max timestamp: the log-append-time batch (one record)
+    # Kafka's answer is the first record holding the largest timestamp: under LOG_APPEND_TIME a
+    # batch's first; under create time (records unseen) the batch's last
+    coordinator.create_topic_and_partitions([CreateTopicAndPartitionsRequest(T1, "t1", 3)])
+    p2 = TopicIdPartition(T1, 2)
+    coordinator.commit_file("p1", 1, 200, [batch(p2, 4, timestamp_type=1, max_timestamp=9),
+                                           batch(p2, 3, max_timestamp=400, byte_offset=100)])  # fmt: skip
+    assert ask(-3, p2) == (E.NONE, 500, 0)
+    clock.now = 300
+    coordinator.commit_file("p2", 1, 100, [batch(p2, 3, max_timestamp=600)])
+    assert ask(-3, p2) == (E.NONE, 600, 9)
     assert ask(150) == (E.NONE, 300, 2)  # the first batch at or after 150
     assert ask(250) == (E.NONE, 300, 2)
     assert ask(301) == (E.NONE, 500, 6)

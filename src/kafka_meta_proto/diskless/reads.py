@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 from ..error_codes import ErrorCode
 from .commits import batch_timestamp, missing_partition_error, partition_error
-from .store import FOUND_COLUMNS, FOUND_SIZE, Store
+from .store import FOUND_COLUMNS, FOUND_SIZE, LOG_APPEND_TIME, Store
 from .types import EARLIEST_LOCAL_TIMESTAMP, EARLIEST_PENDING_UPLOAD_TIMESTAMP, EARLIEST_TIMESTAMP, LATEST_TIERED_TIMESTAMP
 from .types import LATEST_TIMESTAMP, MAX_TIMESTAMP, NO_OFFSET, NO_TIMESTAMP
 from .types import BatchInfo, BatchMetadata, FindBatchRequest, FindBatchResponse
@@ -99,7 +99,12 @@ def list_offset(store: Store, request: ListOffsetsRequest) -> ListOffsetsRespons
         batch = store.batch_with_max_timestamp(tp.topic_id, tp.partition)
         if batch is None:
             return ListOffsetsResponse(ErrorCode.NONE, tp, NO_TIMESTAMP, NO_OFFSET)
-        return ListOffsetsResponse(ErrorCode.NONE, tp, batch_timestamp(batch), batch.last_offset)
+        # Kafka answers the first record holding the largest timestamp: under LOG_APPEND_TIME
+        # every record holds it, so the first; under create time the coordinator cannot see the
+        # records, and a producer stamps them in order, so the last is the likely one
+        stamped_at_append = batch.message_timestamp_type == LOG_APPEND_TIME
+        offset = batch.base_offset if stamped_at_append else batch.last_offset
+        return ListOffsetsResponse(ErrorCode.NONE, tp, batch_timestamp(batch), offset)
     if wanted < 0:  # a special timestamp Kafka does not define: its broker's answer
         return ListOffsetsResponse(ErrorCode.UNSUPPORTED_VERSION, tp)
     batch = store.first_batch_at_or_after(tp.topic_id, tp.partition, wanted)
