@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import socket
+import struct
 
 import pytest
 
@@ -50,6 +52,27 @@ def test_a_bad_frame_closes_that_connection_with_a_logged_reason(data, reason, c
     with caplog.at_level(logging.WARNING, logger="kafka_meta_proto.server"):
         run(scenario())
     assert "closing the connection from ('127.0.0.1'" in caplog.text and reason in caplog.text
+
+
+def test_a_peer_resetting_its_connection_is_no_warning(caplog):
+    """A reset (a client closing with data unread, or killed) is how connections end every day:
+    logged at INFO, not as a fault of the peer (it was a WARNING on standard error)."""
+
+    async def scenario():
+        async with serving() as server:
+            peer = await RawPeer.open(server)
+            await peer.request(metadata_for("r"), 12, 1)
+            await peer.frame()
+            sock = peer.writer.get_extra_info("socket")
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            peer.close()  # linger 0: the kernel sends RST
+            while server.connections:
+                await asyncio.sleep(0.01)
+            await still_serving(server)
+
+    with caplog.at_level(logging.INFO, logger="kafka_meta_proto.server"):
+        run(scenario())
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
 
 
 def test_a_truncated_frame_then_a_close_leaves_the_server_serving():

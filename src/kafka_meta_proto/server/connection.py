@@ -70,8 +70,9 @@ class ServedConnection:
                     self._dispatch(event)
         except ProtocolError as e:
             self.close(f"protocol error: {e}")
-        except ConnectionError as e:
-            self.close(f"connection lost: {e}")
+        except ConnectionError as e:  # the peer went away (a reset): nothing it did wrong
+            logger.info("the connection from %s was lost: %s", self.peer, e)
+            self.close()
 
     async def finish(self, timeout: float) -> None:
         """Give the handlers still running ``timeout`` seconds, cancel the rest, close."""
@@ -186,7 +187,8 @@ class ServedConnection:
                 self._writer.write(self._core.data_to_send())
                 await self._writer.drain()
         except ConnectionError as e:
-            self.close(f"connection lost while writing: {e}")
+            logger.info("the connection from %s was lost while writing: %s", self.peer, e)
+            self.close()
         finally:
             self._release(released)
         return True
