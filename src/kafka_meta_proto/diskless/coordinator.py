@@ -29,6 +29,7 @@ from ..diskless_messages.diskless_objects_deleted_record import DisklessObjectsD
 from ..diskless_messages.diskless_topic_record import DisklessTopicRecord as TopicRecord
 from ..diskless_messages.remove_diskless_topic_record import RemoveDisklessTopicRecord as RemoveTopicRecord
 from ..error_codes import ErrorCode
+from ..kraft.rules import MAX_PARTITIONS_PER_REQUEST  # also bounds what one request makes here
 from ..message import Message
 from ..uuid import Uuid
 from . import reads
@@ -42,9 +43,6 @@ from .types import FindBatchResponse, ListOffsetsRequest, ListOffsetsResponse, T
 
 
 NOT_COORDINATOR = ErrorCode.NOT_COORDINATOR
-# Kafka's controller refuses a request adding more partitions than this (its
-# ReplicationControlManager.MAX_PARTITIONS_PER_BATCH); it also bounds what one request makes here
-MAX_PARTITIONS_PER_REQUEST = 10_000
 ObjectBatches = tuple[str, int, int, list[CommitBatchRequest]]  # key, uploader, size, batches
 Emit = Callable[[Message], None]  # applies a record and keeps it for the log
 Decide = Callable[[Emit], object]  # one write's decision: emits its records, returns its answer

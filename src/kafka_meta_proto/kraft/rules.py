@@ -30,6 +30,10 @@ def leadership_after_change(
     return (new_leader, *epochs_after_change(leader_epoch, partition_epoch, named_leader))
 
 
+# Kafka's ReplicationControlManager.MAX_PARTITIONS_PER_BATCH: a request (CreateTopics,
+# CreatePartitions) adding more partitions than this is refused whole with POLICY_VIOLATION
+MAX_PARTITIONS_PER_REQUEST = 10_000
+
 # --- brokers -------------------------------------------------------------------------------------
 
 # BrokerRegistrationChangeRecord.Fenced

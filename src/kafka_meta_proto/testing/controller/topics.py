@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 from ...error_codes import ErrorCode
 from ...kraft.image import MetadataImage, Topic
-from ...kraft.rules import CONFIG_TOPIC
+from ...kraft.rules import CONFIG_TOPIC, MAX_PARTITIONS_PER_REQUEST
 from ...messages.config_record import ConfigRecord
 from ...messages.create_partitions_response import CreatePartitionsResponse
 from ...messages.create_topics_response import CreateTopicsResponse
@@ -47,9 +47,6 @@ from .metadata_log import Entries
 from .partitions import V_PARTITION, PlacementError, is_active, partition_record, place
 
 DEFAULT_PARTITIONS = 1  # num.partitions
-# Kafka's ReplicationControlManager.MAX_PARTITIONS_PER_BATCH: more new partitions than this in one
-# CreateTopics or CreatePartitions request refuse the whole request (and bound what it allocates)
-MAX_PARTITIONS_PER_REQUEST = 10_000
 DEFAULT_REPLICATION = 1  # default.replication.factor
 MAX_NAME_LENGTH = 249
 _LEGAL = re.compile(r"^[a-zA-Z0-9._-]+$")
