@@ -65,7 +65,13 @@ async def produce_to_ours(directory: Path) -> Path:
 
 def test_the_fake_broker_writes_the_segment_kafka_writes(cluster):
     asyncio.run(asyncio.wait_for(produce_to_kafka(cluster), 120))
-    kafka_segment = cluster.data_dir(cluster.node(BROKER)) / f"{TOPIC}-0" / "00000000000000000000.log"
+    # Kafka's files copied at once: the broker may move its segment on before the tool reads it
+    # (DumpLogSegments once found it gone in CI)
+    kafka_dir = cluster.data_dir(cluster.node(BROKER)) / f"{TOPIC}-0"
+    copied = Path(tempfile.mkdtemp(prefix="kafka-broker-"))
+    for name in ("00000000000000000000.log", "partition.metadata"):
+        (copied / name).write_bytes((kafka_dir / name).read_bytes())
+    kafka_segment = copied / "00000000000000000000.log"
     ours_dir = asyncio.run(produce_to_ours(Path(tempfile.mkdtemp(prefix="fake-broker-"))))
     our_segment = ours_dir / "00000000000000000000.log"
     assert our_segment.read_bytes() == kafka_segment.read_bytes()
